@@ -1,0 +1,38 @@
+#include <ctype.h>
+#include <float.h>
+#include <complex.h>
+#include "precision.h"
+
+static struct sg_precision table[] = {
+	{ 's', "float",          sizeof(float),          0, 2, FLT_EPSILON / 2, 0 },
+	{ 'd', "double",         sizeof(double),         0, 2, DBL_EPSILON / 2, 0 },
+	{ 'c', "float complex",  sizeof(float complex),  1, 8, FLT_EPSILON / 2, 0 },
+	{ 'z', "double complex", sizeof(double complex), 1, 8, DBL_EPSILON / 2, 0 },
+};
+
+const struct sg_precision *sg_precision(char prec)
+{
+	prec = (char)tolower((unsigned char)prec);
+	for (size_t p = 0; p < sizeof(table) / sizeof(table[0]); p++) {
+		if (table[p].letter != prec)
+			continue;
+		/* Open MPI's datatypes are addresses of globals: not usable in a static initialiser
+		 * under every MPI, so bind them on first use. */
+		if (table[p].mpi_type == 0) {
+			MPI_Datatype types[] = { MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX,
+			                         MPI_C_DOUBLE_COMPLEX };
+			table[p].mpi_type = types[p];
+		}
+		return &table[p];
+	}
+	return NULL;
+}
+
+char sg_trans(char prec, char trans)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	trans = (char)toupper((unsigned char)trans);
+	if (!p || (trans != 'N' && trans != 'T' && trans != 'C'))
+		return 0;
+	return (trans == 'C' && !p->is_complex) ? 'T' : trans;
+}

@@ -1,0 +1,198 @@
+/* starpu-gemm: distributed dense C = alpha*op(A)*op(B) + beta*C on StarPU and StarPU-MPI.
+ *
+ * Everything a user may call is declared here. Conventions:
+ *   - prec is one of 's','d','c','z' (float, double, float complex, double complex);
+ *   - trans is one of 'N','T','C' (C = conjugate transpose; same as T for real precisions);
+ *   - scalars (alpha, beta) are passed as pointers to a value of the precision's type;
+ *   - matrices and tiles are column-major;
+ *   - functions returning int return 0 on success or a negative errno value.
+ * The caller initialises StarPU and StarPU-MPI (starpu_mpi_init_conf) itself, and calls
+ * starpu_cublas_init() when it uses CUDA workers. */
+#ifndef STARPU_GEMM_H
+#define STARPU_GEMM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <starpu.h>
+#include <starpu_mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STARPU_GEMM_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------------------------
+ * Tile codelets (codelets/)
+ * ------------------------------------------------------------------------------------------ */
+
+/* Submit one tile GEMM task: C = alpha*op(A)*op(B) + beta*C on this process.
+ * A, B, C are registered StarPU matrix handles (any leading dimension, ragged shapes allowed).
+ * Returns 0, -EINVAL for bad arguments or mismatched tile shapes (nothing is submitted then),
+ * -ENODEV when no worker can run the codelet. */
+int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alpha,
+                            starpu_data_handle_t A, starpu_data_handle_t B,
+                            const void *beta, starpu_data_handle_t C);
+
+/* The tile GEMM codelet of a precision (NULL for an unknown one), for users of
+ * starpu_task_insert / starpu_mpi_task_insert. Its buffers are (STARPU_R A, STARPU_R B,
+ * STARPU_RW C) and its argument is packed as four STARPU_VALUEs, in this order:
+ *
+ *   char transA = 'N', transB = 'T'; double alpha = 2.0, beta = 1.0;   // prec 'd'
+ *   starpu_mpi_task_insert(MPI_COMM_WORLD, starpu_gemm_codelet('d'),
+ *       STARPU_VALUE, &transA, sizeof(char), STARPU_VALUE, &transB, sizeof(char),
+ *       STARPU_VALUE, &alpha, sizeof(double), STARPU_VALUE, &beta, sizeof(double),
+ *       STARPU_R, A, STARPU_R, B, STARPU_RW, C,
+ *       STARPU_FLOPS, starpu_gemm_tile_flops('d', m, n, k), 0);
+ *
+ * alpha and beta have the precision's type (float, double, float complex, double complex).
+ * Its performance model is history-based, named "starpu_gemm_<prec>gemm" (e.g.
+ * starpu_gemm_dgemm), with a footprint over (m, n, k, transA, transB). */
+struct starpu_codelet *starpu_gemm_codelet(char prec);
+
+/* Floating-point operations of one m x n x k tile product (8mnk for complex, 2mnk for real). */
+double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k);
+
+/* Bytes of one element (0 for an unknown precision). */
+size_t starpu_gemm_elemsize(char prec);
+
+/* ------------------------------------------------------------------------------------------
+ * Tiled, distributed matrices (distrib/)
+ * ------------------------------------------------------------------------------------------ */
+
+enum starpu_gemm_dist_kind {
+	STARPU_GEMM_DIST_2D_BLOCK_CYCLIC = 0, /* tile (i,j) -> (i mod P)*Q + (j mod Q): the default */
+	STARPU_GEMM_DIST_1D_ROW_CYCLIC,       /* tile (i,j) -> i mod (P*Q) */
+	STARPU_GEMM_DIST_1D_COL_CYCLIC,       /* tile (i,j) -> j mod (P*Q) */
+	STARPU_GEMM_DIST_USER                 /* tile (i,j) -> owner(i, j, owner_arg) */
+};
+
+/* Owner of tile (i,j): a rank in [0, nranks). Must give the same answer on every rank. */
+typedef int (*starpu_gemm_owner_fn)(int i, int j, void *owner_arg);
+
+struct starpu_gemm_dist {
+	enum starpu_gemm_dist_kind kind;
+	int P, Q;                   /* process grid, P*Q == size of the communicator */
+	starpu_gemm_owner_fn owner; /* only for STARPU_GEMM_DIST_USER */
+	void *owner_arg;
+};
+
+/* An m x n matrix of precision prec cut in tile x tile tiles (the last row and column of tiles
+ * may be smaller). Opaque; built and queried with the functions below. */
+struct starpu_gemm_desc;
+
+/* Collective over comm. Allocates (pinned, starpu_malloc) the tiles this rank owns and
+ * registers every tile with StarPU-MPI: owned tiles with their memory, others with no home
+ * node, so memory stays proportional to what this rank owns. MPI tags come from
+ * starpu_mpi_tags_allocate(). Returns 0 or -EINVAL (bad sizes, grid not matching comm size,
+ * user owner returning a rank out of range), -ENOMEM. */
+int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n,
+                            int tile, const struct starpu_gemm_dist *dist, MPI_Comm comm);
+/* Collective: waits for pending tasks on the tiles, unregisters them, frees memory and tags. */
+void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc);
+
+char starpu_gemm_desc_prec(const struct starpu_gemm_desc *desc);
+int64_t starpu_gemm_desc_rows(const struct starpu_gemm_desc *desc);
+int64_t starpu_gemm_desc_cols(const struct starpu_gemm_desc *desc);
+int starpu_gemm_desc_tile_size(const struct starpu_gemm_desc *desc);
+int starpu_gemm_desc_tile_rows(const struct starpu_gemm_desc *desc); /* number of tile rows */
+int starpu_gemm_desc_tile_cols(const struct starpu_gemm_desc *desc); /* number of tile cols */
+const struct starpu_gemm_dist *starpu_gemm_desc_dist(const struct starpu_gemm_desc *desc);
+MPI_Comm starpu_gemm_desc_comm(const struct starpu_gemm_desc *desc);
+int starpu_gemm_desc_owner(const struct starpu_gemm_desc *desc, int i, int j);
+starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc, int i, int j);
+/* Elements in tile (i,j): rows, cols. */
+void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,
+                                 int *rows, int *cols);
+/* Tiles this rank owns, and their bytes. */
+int64_t starpu_gemm_desc_local_tiles(const struct starpu_gemm_desc *desc);
+size_t starpu_gemm_desc_local_bytes(const struct starpu_gemm_desc *desc);
+
+/* Deterministic random values in [-0.5, 0.5) (both parts for complex) that depend only on
+ * (seed, global row, global column), never on the tiling or the distribution: any rank, and a
+ * reference, can regenerate any element. Never zero-filled. */
+void starpu_gemm_random_element(char prec, uint64_t seed, int64_t row, int64_t col, void *value);
+/* Fill every owned tile with starpu_gemm_random_element(seed, ...). Waits for the tiles. */
+int starpu_gemm_desc_fill_random(struct starpu_gemm_desc *desc, uint64_t seed);
+/* Collective: copy the whole matrix to root's dst (column-major, leading dimension = rows). */
+int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root);
+
+/* ------------------------------------------------------------------------------------------
+ * The distributed GEMM (compute/): the paper's Algorithm 3, blocked + chunked with lookahead
+ * ------------------------------------------------------------------------------------------ */
+
+/* Caller's choices; zero means "automatic" for every field. */
+struct starpu_gemm_opts {
+	int b, c, d;       /* local C block rows, block columns (in tiles), chunk depth in k */
+	int lookahead;     /* chunks in flight beyond the current one (>= 0; -1 = automatic) */
+	int no_throttle;   /* 1: submit every task at once (the un-chunked baseline) */
+	int static_gpu;    /* 1: C tile columns are assigned to this rank's GPUs cyclically */
+	int progress;      /* 1: rank 0 prints percent of tasks done, at most once a second */
+	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
+	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
+};
+
+/* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
+struct starpu_gemm_plan {
+	int b, c, d, lookahead;  /* chosen values */
+	int X, Y, Z;             /* blocks in the rows and columns of C, chunks per block */
+	int Mt, Nt, Kt;          /* tiles of C rows, C columns, and of k */
+	int P, Q, G;             /* process grid and GPUs per rank (CUDA workers' devices) */
+	int tile;
+	char regime[4];          /* Equation 1 case: "a", "b", "c1" or "c2" */
+	int throttled;           /* 0 when opts.no_throttle */
+	double tiles_per_gpu;    /* predicted peak tiles resident on one GPU */
+	double remote_tiles_per_rank; /* bound on remote A/B tiles one rank holds at once */
+	double host_to_gpu_bytes;     /* predicted per rank: A, B and C tiles loaded to GPUs */
+	double gpu_to_host_bytes;     /* predicted per rank: C tiles written back */
+	double mpi_recv_bytes;        /* predicted per rank: remote A and B tiles received */
+	size_t gpu_mem, host_mem;     /* memory the plan was sized for (bytes) */
+};
+
+/* Collective-free: every rank computes the same plan from the same inputs. Returns -EINVAL
+ * for descriptors that do not conform (shapes, tiles, communicators) or forced values that do
+ * not fit, -ENOMEM when one chunk cannot fit in the memory given. */
+int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
+                          const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
+                          const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts);
+void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *plan);
+
+/* What a run measured on this rank. */
+struct starpu_gemm_stats {
+	int64_t tasks;                 /* GEMM tile tasks this rank executed */
+	int64_t peak_remote_tiles;     /* most remote A/B tiles held in host memory at once */
+	int64_t chunks;                /* chunks submitted */
+};
+
+/* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
+ * owns C(i,j) runs its tasks; beta is applied once per C tile. Returns when every task is done
+ * and C is back in host memory on its owners. opts and stats may be NULL. */
+int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
+                      struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                      const void *beta, struct starpu_gemm_desc *C,
+                      const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats);
+
+/* ------------------------------------------------------------------------------------------
+ * Verification (check/)
+ * ------------------------------------------------------------------------------------------ */
+
+/* Collective. C must hold alpha*op(A)*op(B) + beta*C0 where A, B, C0 were filled by
+ * starpu_gemm_desc_fill_random with seedA, seedB, seedC0. Each rank regenerates the rows of
+ * op(A) and columns of op(B) it needs and compares its own C tiles with a CBLAS reference;
+ * samples > 0 checks that many random entries per rank (dot products) instead of all.
+ * *residual = ||C - Cref||_F / (||A||_F ||B||_F K eps) (max over ranks); NaN or Inf in C
+ * makes it +Inf and *bad_row/*bad_col (if non-NULL) name the first such entry (else -1).
+ * Returns 0 or a negative errno. */
+int starpu_gemm_check(char transA, char transB, const void *alpha,
+                      const struct starpu_gemm_desc *A, uint64_t seedA,
+                      const struct starpu_gemm_desc *B, uint64_t seedB,
+                      const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
+                      int64_t samples, double *residual, int64_t *bad_row, int64_t *bad_col);
+
+/* Residual bound under which a result passes. */
+#define STARPU_GEMM_CHECK_BOUND 10.0
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* STARPU_GEMM_H */

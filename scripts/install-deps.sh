@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project builds against; a no-op when all are present.
+set -euo pipefail
+packages=(build-essential libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev pkg-config
+          autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing Debian packages: ${missing[*]}"
+  sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,7 @@
+# Sourced by the setup scripts: where the dependencies built outside the clone live.
+STARPU_GEMM_DEPS=${STARPU_GEMM_DEPS:-$HOME/.cache/starpu-gemm}
+STARPU_VERSION=1.4.10
+STARPU_PREFIX=$STARPU_GEMM_DEPS/starpu-$STARPU_VERSION
+export STARPU_GEMM_DEPS STARPU_PREFIX
+export PKG_CONFIG_PATH=$STARPU_PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export PATH=$STARPU_PREFIX/bin:$PATH

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tests/mpirun.sh NP PROGRAM [ARGS...]: run PROGRAM on NP ranks of this machine, the way every
+# CPU test does: oversubscribed (CI has 2 cores), as root if need be, CPU workers only unless
+# the caller set STARPU_NCUDA, and killed after SG_TEST_TIMEOUT seconds (default 600) so a
+# hang fails the test instead of stalling the suite.
+set -u
+np=$1; shift
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Shared-memory transport without cross-memory attach: containers often forbid ptrace.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export STARPU_SILENT=${STARPU_SILENT:-1}
+export STARPU_NCUDA=${STARPU_NCUDA:-0}
+export STARPU_NOPENCL=0
+# Oversubscribed ranks must not pin their workers onto the same cores.
+export STARPU_WORKERS_NOBIND=${STARPU_WORKERS_NOBIND:-1}
+export STARPU_NCPU=${STARPU_NCPU:-1}
+export STARPU_HOME=${STARPU_HOME:-${top_builddir:-.}/tests/starpu-home}
+mkdir -p "$STARPU_HOME"
+exec timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "${MPIRUN:-mpirun}" -np "$np" --bind-to none \
+	-x STARPU_SILENT -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_HOME \
+	-x STARPU_SCHED -x STARPU_LIMIT_CUDA_MEM -x STARPU_CALIBRATE \
+	"$@"
