@@ -3,11 +3,16 @@
 #include <complex.h>
 #include "precision.h"
 
+static const float one_s = 1.0f;
+static const double one_d = 1.0;
+static const float complex one_c = 1.0f;
+static const double complex one_z = 1.0;
+
 static struct sg_precision table[] = {
-	{ 's', "float",          sizeof(float),          0, 2, FLT_EPSILON / 2, 0 },
-	{ 'd', "double",         sizeof(double),         0, 2, DBL_EPSILON / 2, 0 },
-	{ 'c', "float complex",  sizeof(float complex),  1, 8, FLT_EPSILON / 2, 0 },
-	{ 'z', "double complex", sizeof(double complex), 1, 8, DBL_EPSILON / 2, 0 },
+	{ 's', "float",          sizeof(float),          0, 2, FLT_EPSILON / 2, 0, &one_s },
+	{ 'd', "double",         sizeof(double),         0, 2, DBL_EPSILON / 2, 0, &one_d },
+	{ 'c', "float complex",  sizeof(float complex),  1, 8, FLT_EPSILON / 2, 0, &one_c },
+	{ 'z', "double complex", sizeof(double complex), 1, 8, DBL_EPSILON / 2, 0, &one_z },
 };
 
 const struct sg_precision *sg_precision(char prec)

@@ -13,6 +13,7 @@ struct sg_precision {
 	int flops_per_fma;      /* 2 for real, 8 for complex */
 	double eps;             /* unit roundoff of the real part's type */
 	MPI_Datatype mpi_type;  /* resolved at run time: MPI handles are not constants in every MPI */
+	const void *one;        /* the scalar 1 of this type (beta for every update after the first) */
 };
 
 /* NULL for an unknown letter. Lower or upper case accepted. */

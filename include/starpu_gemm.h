@@ -121,7 +121,8 @@ int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root);
  * The distributed GEMM (compute/): the paper's Algorithm 3, blocked + chunked with lookahead
  * ------------------------------------------------------------------------------------------ */
 
-/* Caller's choices; zero means "automatic" for every field. */
+/* Caller's choices. Initialise with starpu_gemm_opts_init(): every field is then automatic
+ * (0, or -1 for lookahead, whose 0 is a valid choice: no chunk in flight beyond the current). */
 struct starpu_gemm_opts {
 	int b, c, d;       /* local C block rows, block columns (in tiles), chunk depth in k */
 	int lookahead;     /* chunks in flight beyond the current one (>= 0; -1 = automatic) */
@@ -131,6 +132,8 @@ struct starpu_gemm_opts {
 	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
 };
+
+void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
 
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
 struct starpu_gemm_plan {
@@ -149,7 +152,8 @@ struct starpu_gemm_plan {
 	size_t gpu_mem, host_mem;     /* memory the plan was sized for (bytes) */
 };
 
-/* Collective-free: every rank computes the same plan from the same inputs. Returns -EINVAL
+/* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
+ * smallest wins) so that every rank walks the same blocks and chunks. Returns -EINVAL
  * for descriptors that do not conform (shapes, tiles, communicators) or forced values that do
  * not fit, -ENOMEM when one chunk cannot fit in the memory given. */
 int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
@@ -180,8 +184,8 @@ int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
  * starpu_gemm_desc_fill_random with seedA, seedB, seedC0. Each rank regenerates the rows of
  * op(A) and columns of op(B) it needs and compares its own C tiles with a CBLAS reference;
  * samples > 0 checks that many random entries per rank (dot products) instead of all.
- * *residual = ||C - Cref||_F / (||A||_F ||B||_F K eps) (max over ranks); NaN or Inf in C
- * makes it +Inf and *bad_row/*bad_col (if non-NULL) name the first such entry (else -1).
+ * residual = ||C - Cref||_F / (||A||_F ||B||_F K eps) (max over ranks); NaN or Inf in C
+ * makes it +Inf and bad_row and bad_col (if non-NULL) name the first such entry (else -1).
  * Returns 0 or a negative errno. */
 int starpu_gemm_check(char transA, char transB, const void *alpha,
                       const struct starpu_gemm_desc *A, uint64_t seedA,

@@ -1,0 +1,215 @@
+/* The distributed GEMM: the paper's Algorithm 3 (chunked, blocked outer product) with a
+ * lookahead, on StarPU-MPI. Every rank walks the same global order and calls
+ * starpu_mpi_task_insert for every task: StarPU-MPI runs a task on the owner of its C tile
+ * and turns the other ranks' calls into the sends of the A and B tiles it needs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compute/problem.h"
+#include "compute/window.h"
+#include "common/errors.h"
+#include "common/precision.h"
+
+struct pgemm {
+	struct sg_problem pb;
+	struct starpu_gemm_plan plan;
+	struct starpu_gemm_desc *A, *B, *C;
+	const void *alpha, *beta;
+	const struct sg_precision *prec;
+	struct sg_window *window;
+	int static_gpu;
+	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
+	int64_t peak_remote_tiles;
+};
+
+/* Remote A and B tiles that have a valid copy (or one on its way) in this rank's memory. */
+static int64_t remote_tiles_held(const struct starpu_gemm_desc *X, int rank)
+{
+	int64_t held = 0;
+	for (int i = 0; i < starpu_gemm_desc_tile_rows(X); i++)
+		for (int j = 0; j < starpu_gemm_desc_tile_cols(X); j++)
+			if (starpu_gemm_desc_owner(X, i, j) != rank &&
+			    starpu_data_is_on_node(starpu_gemm_desc_handle(X, i, j), STARPU_MAIN_RAM))
+				held++;
+	return held;
+}
+
+static void sample_remote_tiles(void *arg)
+{
+	struct pgemm *g = arg;
+	int64_t held = remote_tiles_held(g->A, g->pb.rank) + remote_tiles_held(g->B, g->pb.rank);
+	if (held > g->peak_remote_tiles)
+		g->peak_remote_tiles = held;
+}
+
+/* Static GPU ownership (paper section 2, last paragraph): columns of C go to this rank's GPUs
+ * cyclically, so each chain of updates of a C tile stays on one GPU. */
+static int gpu_worker_of_column(const struct pgemm *g, int j)
+{
+	int local_col = j / g->pb.Q;
+	return g->cuda_workers[local_col % g->plan.G];
+}
+
+/* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j). */
+static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref)
+{
+	int ar, ac, br, bc, m, n, kk, unused;
+	sg_op_tile(g->pb.transA, i, k, &ar, &ac);
+	sg_op_tile(g->pb.transB, k, j, &br, &bc);
+	starpu_gemm_desc_tile_shape(g->C, i, j, &m, &n);
+	starpu_gemm_desc_tile_shape(g->A, ar, ac, g->pb.transA == 'N' ? &unused : &kk,
+	                            g->pb.transA == 'N' ? &kk : &unused);
+	int local = starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank;
+	size_t size = g->prec->elemsize;
+	if (local)
+		sg_window_add_task(g->window);
+	/* Only the executing rank uses the callback and the worker; the others only send. */
+	int placement = g->static_gpu && local ? STARPU_EXECUTE_ON_WORKER : STARPU_PRIORITY;
+	int placement_value = g->static_gpu && local ? gpu_worker_of_column(g, j) : 0;
+	int ret = starpu_mpi_task_insert(g->pb.comm, starpu_gemm_codelet(g->pb.prec),
+		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char),
+		STARPU_VALUE, g->alpha, size, STARPU_VALUE, k == 0 ? g->beta : g->prec->one, size,
+		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),
+		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),
+		STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),
+		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),
+		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,
+		placement, placement_value, 0);
+	if (ret < 0) {
+		char where[96];
+		snprintf(where, sizeof(where), "task GEMM(%d,%d,%d)", i, j, k);
+		/* Other ranks are waiting on this one's sends: end the whole job, not the rank. */
+		sg_fatal(__FILE__, __LINE__, "starpu_mpi_task_insert", strerror(-ret), where);
+	}
+}
+
+/* A chunk's remote A and B tiles are dropped from StarPU-MPI's cache once its tasks end, so
+ * a rank never holds more than the window's tiles; every rank flushes at the same point. */
+static void flush_chunk_inputs(struct pgemm *g, int i0, int i1, int j0, int j1, int k0, int k1)
+{
+	int r, c;
+	for (int k = k0; k < k1; k++) {
+		for (int i = i0; i < i1; i++) {
+			sg_op_tile(g->pb.transA, i, k, &r, &c);
+			starpu_mpi_cache_flush(g->pb.comm, starpu_gemm_desc_handle(g->A, r, c));
+		}
+		for (int j = j0; j < j1; j++) {
+			sg_op_tile(g->pb.transB, k, j, &r, &c);
+			starpu_mpi_cache_flush(g->pb.comm, starpu_gemm_desc_handle(g->B, r, c));
+		}
+	}
+}
+
+/* Once a block of C is complete its tiles may leave the GPUs: write them back when idle. */
+static void release_block(struct pgemm *g, int i0, int i1, int j0, int j1)
+{
+	for (int i = i0; i < i1; i++)
+		for (int j = j0; j < j1; j++)
+			if (starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank)
+				starpu_data_wont_use(starpu_gemm_desc_handle(g->C, i, j));
+}
+
+static int64_t local_tasks(const struct pgemm *g)
+{
+	int64_t tiles = 0;
+	for (int i = 0; i < g->pb.Mt; i++)
+		for (int j = 0; j < g->pb.Nt; j++)
+			tiles += starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank;
+	return tiles * g->pb.Kt;
+}
+
+static void walk_algorithm3(struct pgemm *g)
+{
+	const struct starpu_gemm_plan *pl = &g->plan;
+	const int rows = pl->b * g->pb.P, cols = pl->c * g->pb.Q; /* a block spans bP x cQ tiles */
+	int64_t chunk = 0;
+	/* Algorithm 3: for y < Y, for x < X (block (x,y) of C), for z < Z (chunk (x,y,z)),
+	 * for k in the chunk's d steps, every C(i,j) of the block gets GEMM(i,j,k). The window
+	 * keeps at most lookahead+1 chunks in flight. */
+	for (int y = 0; y < pl->Y; y++) {
+		int j0 = y * cols, j1 = sg_min(j0 + cols, g->pb.Nt);
+		for (int x = 0; x < pl->X; x++) {
+			int i0 = x * rows, i1 = sg_min(i0 + rows, g->pb.Mt);
+			for (int z = 0; z < pl->Z; z++, chunk++) {
+				int k0 = z * pl->d, k1 = sg_min(k0 + pl->d, g->pb.Kt);
+				void *ref = pl->throttled ? sg_window_begin_chunk(g->window, chunk)
+				                          : sg_window_begin_chunk(g->window, 0);
+				for (int k = k0; k < k1; k++)
+					for (int i = i0; i < i1; i++)
+						for (int j = j0; j < j1; j++)
+							submit_gemm(g, i, j, k, ref);
+				if (pl->throttled)
+					flush_chunk_inputs(g, i0, i1, j0, j1, k0, k1);
+			}
+			release_block(g, i0, i1, j0, j1);
+		}
+	}
+}
+
+/* The clock stops when C is back in host memory on its owners. */
+static void bring_c_home(struct pgemm *g)
+{
+	for (int i = 0; i < g->pb.Mt; i++)
+		for (int j = 0; j < g->pb.Nt; j++)
+			if (starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank) {
+				starpu_data_handle_t h = starpu_gemm_desc_handle(g->C, i, j);
+				SG_STARPU_FATAL(starpu_data_acquire(h, STARPU_R), "C tile back to host");
+				starpu_data_release(h);
+			}
+}
+
+int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
+                      struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                      const void *beta, struct starpu_gemm_desc *C,
+                      const struct starpu_gemm_opts *opts_in, struct starpu_gemm_stats *stats)
+{
+	struct starpu_gemm_opts opts;
+	if (opts_in)
+		opts = *opts_in;
+	else
+		starpu_gemm_opts_init(&opts);
+	if (!alpha || !beta)
+		return -EINVAL;
+	struct pgemm g = { .A = A, .B = B, .C = C, .alpha = alpha, .beta = beta };
+	int ret = sg_problem_make(&g.pb, transA, transB, A, B, C);
+	if (!ret)
+		ret = starpu_gemm_plan_make(&g.plan, transA, transB, A, B, C, &opts);
+	if (ret)
+		return ret;
+	g.prec = sg_precision(g.pb.prec);
+	g.static_gpu = opts.static_gpu && g.plan.G > 0;
+	if (g.static_gpu) {
+		unsigned nodes[STARPU_MAXNODES];
+		int ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, nodes, STARPU_MAXNODES);
+		for (int gpu = 0; gpu < ngpus; gpu++)
+			g.cuda_workers[gpu] = -1;
+		for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+			for (int gpu = 0; gpu < ngpus; gpu++)
+				if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER &&
+				    starpu_worker_get_memory_node(w) == nodes[gpu] && g.cuda_workers[gpu] < 0)
+					g.cuda_workers[gpu] = (int)w;
+	}
+
+	int lookahead = g.plan.throttled ? g.plan.lookahead : 0;
+	g.window = sg_window_create(lookahead, opts.progress && g.pb.rank == 0, local_tasks(&g),
+	                            stats ? sample_remote_tiles : NULL, &g);
+	if (!g.window)
+		return -ENOMEM;
+
+	walk_algorithm3(&g);
+	sg_window_drain(g.window);
+	bring_c_home(&g);
+	/* Sends of our tiles may still be in flight to slower ranks; and whatever StarPU-MPI
+	 * cached (all of it when unthrottled) is released before returning. */
+	starpu_mpi_wait_for_all(g.pb.comm);
+	starpu_mpi_cache_flush_all_data(g.pb.comm);
+
+	if (stats) {
+		sample_remote_tiles(&g);
+		stats->tasks = sg_window_tasks(g.window);
+		stats->peak_remote_tiles = g.peak_remote_tiles;
+		stats->chunks = (int64_t)g.plan.X * g.plan.Y * g.plan.Z;
+	}
+	sg_window_destroy(g.window);
+	return 0;
+}

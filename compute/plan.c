@@ -1,0 +1,301 @@
+/* The planner: chooses b, c, d and the lookahead as the paper's section 3.2.3 says, and
+ * predicts memory and traffic with its Equation (1), so runs can compare measured with
+ * predicted. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "compute/problem.h"
+#include "common/precision.h"
+
+void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->lookahead = -1;
+}
+
+int sg_problem_make(struct sg_problem *pb, char transA, char transB,
+                    const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
+                    const struct starpu_gemm_desc *C)
+{
+	if (!A || !B || !C) {
+		fprintf(stderr, "starpu_gemm: NULL matrix descriptor\n");
+		return -EINVAL;
+	}
+	char prec = starpu_gemm_desc_prec(C);
+	pb->prec = prec;
+	pb->transA = sg_trans(prec, transA);
+	pb->transB = sg_trans(prec, transB);
+	if (!pb->transA || !pb->transB) {
+		fprintf(stderr, "starpu_gemm: transA/transB must be N, T or C (got %c, %c)\n",
+		        transA, transB);
+		return -EINVAL;
+	}
+	if (starpu_gemm_desc_prec(A) != prec || starpu_gemm_desc_prec(B) != prec) {
+		fprintf(stderr, "starpu_gemm: A, B and C must have the same precision\n");
+		return -EINVAL;
+	}
+	int tile = starpu_gemm_desc_tile_size(C);
+	if (starpu_gemm_desc_tile_size(A) != tile || starpu_gemm_desc_tile_size(B) != tile) {
+		fprintf(stderr, "starpu_gemm: A, B and C must have the same tile size\n");
+		return -EINVAL;
+	}
+	int cmp_a, cmp_b;
+	MPI_Comm_compare(starpu_gemm_desc_comm(A), starpu_gemm_desc_comm(C), &cmp_a);
+	MPI_Comm_compare(starpu_gemm_desc_comm(B), starpu_gemm_desc_comm(C), &cmp_b);
+	if ((cmp_a != MPI_IDENT && cmp_a != MPI_CONGRUENT) ||
+	    (cmp_b != MPI_IDENT && cmp_b != MPI_CONGRUENT)) {
+		fprintf(stderr, "starpu_gemm: A, B and C must live on the same communicator\n");
+		return -EINVAL;
+	}
+	int64_t am = starpu_gemm_desc_rows(A), an = starpu_gemm_desc_cols(A);
+	int64_t bm = starpu_gemm_desc_rows(B), bn = starpu_gemm_desc_cols(B);
+	pb->M = starpu_gemm_desc_rows(C);
+	pb->N = starpu_gemm_desc_cols(C);
+	int64_t opa_rows = pb->transA == 'N' ? am : an, opa_cols = pb->transA == 'N' ? an : am;
+	int64_t opb_rows = pb->transB == 'N' ? bm : bn, opb_cols = pb->transB == 'N' ? bn : bm;
+	if (opa_rows != pb->M || opb_cols != pb->N || opa_cols != opb_rows) {
+		fprintf(stderr, "starpu_gemm: shapes do not conform: op(A) is %lldx%lld, op(B) is "
+		        "%lldx%lld, C is %lldx%lld\n", (long long)opa_rows, (long long)opa_cols,
+		        (long long)opb_rows, (long long)opb_cols, (long long)pb->M, (long long)pb->N);
+		return -EINVAL;
+	}
+	pb->K = opa_cols;
+	pb->tile = tile;
+	pb->Mt = starpu_gemm_desc_tile_rows(C);
+	pb->Nt = starpu_gemm_desc_tile_cols(C);
+	pb->Kt = (int)((pb->K + tile - 1) / tile);
+	pb->comm = starpu_gemm_desc_comm(C);
+	MPI_Comm_rank(pb->comm, &pb->rank);
+
+	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
+	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
+	const struct starpu_gemm_dist *dist = starpu_gemm_desc_dist(C);
+	pb->P = dist->P;
+	pb->Q = dist->Q;
+	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
+		pb->P = dist->P * dist->Q;
+		pb->Q = 1;
+	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
+		pb->P = 1;
+		pb->Q = dist->P * dist->Q;
+	}
+	return 0;
+}
+
+/* Host memory this rank may use: StarPU's limit if one is set, else the node's available
+ * memory shared by the ranks on the node. */
+static size_t host_memory(MPI_Comm comm)
+{
+	starpu_ssize_t limit = starpu_memory_get_total(STARPU_MAIN_RAM);
+	if (limit > 0)
+		return (size_t)limit;
+	MPI_Comm node;
+	int ranks_on_node = 1;
+	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_size(node, &ranks_on_node);
+	MPI_Comm_free(&node);
+	size_t avail = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (f) {
+		char line[256];
+		unsigned long long kb;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+				avail = (size_t)kb * 1024;
+		fclose(f);
+	}
+	if (!avail)
+		avail = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	return avail / (size_t)ranks_on_node;
+}
+
+/* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
+static size_t gpu_memory(int *ngpus)
+{
+	unsigned ids[STARPU_MAXNODES];
+	int n = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, ids, STARPU_MAXNODES);
+	size_t smallest = 0;
+	for (int g = 0; g < n; g++) {
+		starpu_ssize_t total = starpu_memory_get_total(ids[g]);
+		if (total > 0 && (smallest == 0 || (size_t)total < smallest))
+			smallest = (size_t)total;
+	}
+	*ngpus = n;
+	return smallest;
+}
+
+/* Equation (1): tiles loaded into one GPU over the whole product, and its regime. */
+static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, char *regime)
+{
+	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
+	double Kt = pl->Kt, b = pl->b, c = pl->c, d = pl->d;
+	double C_loads = Mtl * Ntl / G;
+	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
+		strcpy(regime, "a");
+		return Mtl * Kt + Kt * Ntl / G + C_loads;
+	}
+	if (b * d + c * Kt / G + b * c / G <= mem_tiles) {
+		strcpy(regime, "b");
+		return pl->Y * Mtl * Kt + Kt * Ntl / G + C_loads;
+	}
+	strcpy(regime, pl->X * pl->Y == 1 ? "c1" : "c2");
+	return pl->Y * Mtl * Kt + pl->X * Kt * Ntl / G + C_loads;
+}
+
+/* Largest chunk depth whose tiles fit: C block + (lookahead+1) chunks of A and B. */
+static int largest_d(double mem_tiles, double b, double c_per_gpu, double window, int Kt)
+{
+	double room = mem_tiles - b * c_per_gpu;
+	double per_d = window * (b + c_per_gpu);
+	if (room < per_d)
+		return 0;
+	double d = room / per_d;
+	return d >= Kt ? Kt : (int)d;
+}
+
+int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
+                          const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
+                          const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts_in)
+{
+	struct sg_problem pb;
+	int ret = sg_problem_make(&pb, transA, transB, A, B, C);
+	if (ret)
+		return ret;
+	struct starpu_gemm_opts opts;
+	if (opts_in)
+		opts = *opts_in;
+	else
+		starpu_gemm_opts_init(&opts);
+	if (opts.b < 0 || opts.c < 0 || opts.d < 0 || opts.lookahead < -1) {
+		fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
+		return -EINVAL;
+	}
+
+	memset(plan, 0, sizeof(*plan));
+	plan->Mt = pb.Mt;
+	plan->Nt = pb.Nt;
+	plan->Kt = pb.Kt;
+	plan->P = pb.P;
+	plan->Q = pb.Q;
+	plan->tile = pb.tile;
+	plan->throttled = !opts.no_throttle;
+
+	/* Every rank must walk the same blocks: agree on the smallest resources. */
+	int ngpus;
+	size_t gpu_mem = opts.gpu_mem ? opts.gpu_mem : gpu_memory(&ngpus);
+	if (opts.gpu_mem)
+		gpu_memory(&ngpus);
+	size_t host_mem = opts.host_mem ? opts.host_mem : host_memory(pb.comm);
+	unsigned long long local[3] = { (unsigned long long)ngpus, gpu_mem, host_mem }, agreed[3];
+	MPI_Allreduce(local, agreed, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, pb.comm);
+	plan->G = (int)agreed[0];
+	plan->gpu_mem = agreed[1];
+	plan->host_mem = agreed[2];
+
+	double tile_bytes = (double)pb.tile * pb.tile * starpu_gemm_elemsize(pb.prec);
+	int Mtl = sg_ceil_div(pb.Mt, pb.P), Ntl = sg_ceil_div(pb.Nt, pb.Q);
+	int G = plan->G > 0 ? plan->G : 1;
+	/* The memory the C block and the chunks must fit in: one GPU's, or for CPU workers the
+	 * half of host memory we allow in-flight remote tiles (C is resident there anyway). */
+	double gpu_tiles = plan->G > 0 && plan->gpu_mem ? plan->gpu_mem / tile_bytes : 0;
+	double host_tiles = plan->host_mem / tile_bytes / 2;
+
+	int b = opts.b, c = opts.c;
+	if (!b || !c) {
+		if (gpu_tiles > 0) {
+			/* Largest C block whose b*c/G tiles fill about 3/4 of a GPU, square if possible. */
+			double area = 0.75 * gpu_tiles * G;
+			int side = 1;
+			while ((double)(side + 1) * (side + 1) <= area)
+				side++;
+			if (!b && !c) {
+				b = sg_min(side, Mtl);
+				c = sg_min((int)(area / b), Ntl);
+				if (c < 1)
+					c = 1;
+				b = sg_min((int)(area / c), Mtl);
+			} else if (!b) {
+				b = sg_min((int)(area / c), Mtl);
+			} else {
+				c = sg_min((int)(area / b), Ntl);
+			}
+			if (b < 1)
+				b = 1;
+			if (c < 1)
+				c = 1;
+			/* Even blocks: X blocks of equal height beat X-1 full ones and a sliver. */
+			if (!opts.b)
+				b = sg_ceil_div(Mtl, sg_ceil_div(Mtl, b));
+			if (!opts.c)
+				c = sg_ceil_div(Ntl, sg_ceil_div(Ntl, c));
+		} else {
+			/* CPU workers: C is in host memory already; one block is all of it. */
+			if (!b)
+				b = Mtl;
+			if (!c)
+				c = Ntl;
+		}
+	}
+	b = sg_min(b, Mtl);
+	c = sg_min(c, Ntl);
+	plan->b = b;
+	plan->c = c;
+	plan->X = sg_ceil_div(pb.Mt, b * pb.P);
+	plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
+	plan->lookahead = opts.lookahead >= 0 ? opts.lookahead : (plan->X * plan->Y == 1 ? 1 : 2);
+	double window = plan->lookahead + 1;
+	double c_per_gpu = (double)c / G;
+
+	int d = opts.d;
+	if (!d) {
+		/* Host: the remote A and B tiles of the chunks in flight, (l+1)(b+c)d. */
+		d = largest_d(host_tiles, 0, (double)(b + c), window, pb.Kt);
+		if (gpu_tiles > 0) {
+			int d_gpu = largest_d(gpu_tiles, b, c_per_gpu, window, pb.Kt);
+			d = sg_min(d, d_gpu);
+		}
+		if (d < 1) {
+			fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
+			        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
+			        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
+			        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
+			return -ENOMEM;
+		}
+	}
+	plan->d = sg_min(d, pb.Kt);
+	plan->Z = sg_ceil_div(pb.Kt, plan->d);
+
+	/* Predictions. */
+	plan->tiles_per_gpu = (double)b * c / G + window * (b + c_per_gpu) * plan->d;
+	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
+	double Ktd = pb.Kt;
+	if (plan->throttled)
+		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) + c * (1.0 - 1.0 / pb.P)) * Ktd *
+		                       plan->X * plan->Y * tile_bytes;
+	else /* StarPU-MPI's cache: each remote tile arrives once. */
+		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) + (double)Ntl * (1.0 - 1.0 / pb.P))
+		                       * Ktd * tile_bytes;
+	if (plan->G > 0) {
+		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, plan->regime) * G * tile_bytes;
+		plan->gpu_to_host_bytes = (double)Mtl * Ntl * tile_bytes;
+	} else {
+		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
+	}
+	return 0;
+}
+
+void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
+{
+	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid, %d GPU(s) per rank\n",
+	        pl->Mt, pl->Nt, pl->Kt, pl->tile, pl->P, pl->Q, pl->G);
+	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
+	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
+	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
+	fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
+	        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
+	fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
+	        pl->tiles_per_gpu, pl->remote_tiles_per_rank);
+	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
+	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
+}

@@ -1,0 +1,33 @@
+/* The shape of one C = alpha*op(A)*op(B) + beta*C, in tiles, shared by the planner and the
+ * submission loop. */
+#ifndef SG_PROBLEM_H
+#define SG_PROBLEM_H
+
+#include <starpu_gemm.h>
+
+struct sg_problem {
+	char prec, transA, transB;   /* normalised letters */
+	int64_t M, N, K;             /* elements */
+	int Mt, Nt, Kt, tile;        /* tiles */
+	int P, Q;                    /* C's effective process grid: blocks span b*P x c*Q tiles */
+	int rank;
+	MPI_Comm comm;
+};
+
+/* Checks that A, B, C conform (same precision, tile size and communicator, op(A) M x K,
+ * op(B) K x N, C M x N) and fills pb. Returns 0 or -EINVAL with one line on stderr. */
+int sg_problem_make(struct sg_problem *pb, char transA, char transB,
+                    const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
+                    const struct starpu_gemm_desc *C);
+
+/* Tile (row, column) of op(X) at (i, k): the stored tile is transposed when trans != 'N'. */
+static inline void sg_op_tile(char trans, int i, int k, int *row, int *col)
+{
+	*row = trans == 'N' ? i : k;
+	*col = trans == 'N' ? k : i;
+}
+
+static inline int sg_min(int a, int b) { return a < b ? a : b; }
+static inline int sg_ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+#endif

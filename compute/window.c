@@ -1,0 +1,136 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "compute/window.h"
+
+struct chunk_ref {
+	struct sg_window *w;
+	int64_t pending;     /* local tasks of this chunk not finished yet */
+};
+
+struct sg_window {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int lookahead, nslots, progress;
+	struct chunk_ref *slots; /* chunk z uses slot z mod nslots */
+	int64_t current;         /* index of the chunk being submitted */
+	int64_t submitted, done; /* local tasks */
+	int64_t expected;
+	double last_progress;
+	sg_window_sampler sampler;
+	void *sampler_arg;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected_tasks,
+                                   sg_window_sampler sampler, void *sampler_arg)
+{
+	struct sg_window *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->lookahead = lookahead;
+	/* One slot per chunk that may be in flight, plus the one being submitted. */
+	w->nslots = lookahead + 2;
+	w->slots = calloc((size_t)w->nslots, sizeof(*w->slots));
+	if (!w->slots) {
+		free(w);
+		return NULL;
+	}
+	for (int s = 0; s < w->nslots; s++)
+		w->slots[s].w = w;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->progress = progress;
+	w->expected = expected_tasks;
+	w->sampler = sampler;
+	w->sampler_arg = sampler_arg;
+	w->current = -1;
+	w->last_progress = now();
+	return w;
+}
+
+void sg_window_destroy(struct sg_window *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w->slots);
+	free(w);
+}
+
+/* Called with the lock held: sleep until woken by a task end, sampling and reporting on the
+ * way. */
+static void wait_a_little(struct sg_window *w)
+{
+	if (w->sampler) {
+		pthread_mutex_unlock(&w->lock);
+		w->sampler(w->sampler_arg);
+		pthread_mutex_lock(&w->lock);
+	}
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += w->sampler ? 1000000 : 100000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
+	if (w->progress && w->expected > 0 && now() - w->last_progress >= 1.0) {
+		fprintf(stderr, "starpu_gemm: progress %5.1f%% (%lld of %lld tasks on rank 0)\n",
+		        100.0 * w->done / w->expected, (long long)w->done, (long long)w->expected);
+		w->last_progress = now();
+	}
+}
+
+void *sg_window_begin_chunk(struct sg_window *w, int64_t index)
+{
+	pthread_mutex_lock(&w->lock);
+	/* Chunks up to index-lookahead-1 must be done; chunk index-nslots shares our slot, and
+	 * is older, so it is covered. */
+	for (int64_t old = index - w->lookahead - 1; old >= 0 && old >= index - w->nslots; old--)
+		while (w->slots[old % w->nslots].pending > 0)
+			wait_a_little(w);
+	w->current = index;
+	struct chunk_ref *ref = &w->slots[index % w->nslots];
+	pthread_mutex_unlock(&w->lock);
+	return ref;
+}
+
+void sg_window_add_task(struct sg_window *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->slots[w->current % w->nslots].pending++;
+	w->submitted++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void sg_window_task_done(void *chunk_ref)
+{
+	struct chunk_ref *ref = chunk_ref;
+	struct sg_window *w = ref->w;
+	pthread_mutex_lock(&w->lock);
+	ref->pending--;
+	w->done++;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void sg_window_drain(struct sg_window *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->done < w->submitted)
+		wait_a_little(w);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int64_t sg_window_tasks(const struct sg_window *w)
+{
+	return w->submitted;
+}

@@ -1,0 +1,33 @@
+/* The lookahead window: never more than lookahead+1 chunks submitted and unfinished on this
+ * rank. Each local task's callback counts its chunk down; the submission thread waits for
+ * chunk z-lookahead-1 before submitting chunk z (a local wait, never a global barrier). */
+#ifndef SG_WINDOW_H
+#define SG_WINDOW_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+struct sg_window;
+
+/* Called by the submission thread while it waits (at most every millisecond), e.g. to
+ * sample memory. */
+typedef void (*sg_window_sampler)(void *arg);
+
+/* expected_tasks: local tasks of the whole product, for the progress line (printed to stderr
+ * at most once a second when progress is set). */
+struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected_tasks,
+                                   sg_window_sampler sampler, void *sampler_arg);
+void sg_window_destroy(struct sg_window *w);
+
+/* Wait until chunk index-lookahead-1 (and every older one) has finished; returns the
+ * callback argument that the local tasks of chunk `index` must carry. */
+void *sg_window_begin_chunk(struct sg_window *w, int64_t index);
+/* A local task of the current chunk is about to be submitted. */
+void sg_window_add_task(struct sg_window *w);
+/* The callback of every local task (STARPU_CALLBACK_WITH_ARG_NFREE, its argument). */
+void sg_window_task_done(void *chunk_ref);
+/* Wait for every local task submitted so far. */
+void sg_window_drain(struct sg_window *w);
+int64_t sg_window_tasks(const struct sg_window *w);
+
+#endif
