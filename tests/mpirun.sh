@@ -17,7 +17,10 @@ export STARPU_WORKERS_NOBIND=${STARPU_WORKERS_NOBIND:-1}
 export STARPU_NCPU=${STARPU_NCPU:-1}
 export STARPU_HOME=${STARPU_HOME:-${top_builddir:-.}/tests/starpu-home}
 mkdir -p "$STARPU_HOME"
+# Forward StarPU's settings; the optional ones only when set (mpirun warns about unset names).
+fwd=(-x STARPU_SILENT -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_HOME)
+for v in STARPU_SCHED STARPU_LIMIT_CUDA_MEM STARPU_CALIBRATE STARPU_PERF_MODEL_DIR SEED; do
+  [ -n "${!v+x}" ] && fwd+=(-x "$v")
+done
 exec timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "${MPIRUN:-mpirun}" -np "$np" --bind-to none \
-	-x STARPU_SILENT -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_HOME \
-	-x STARPU_SCHED -x STARPU_LIMIT_CUDA_MEM -x STARPU_CALIBRATE \
-	"$@"
+	"${fwd[@]}" "$@"

@@ -1,0 +1,115 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "bench/bench_util.h"
+
+double bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double bench_median(const double *values, int count)
+{
+	double *sorted = malloc((size_t)count * sizeof(*sorted));
+	if (!sorted) {
+		perror("bench_median");
+		exit(1);
+	}
+	memcpy(sorted, values, (size_t)count * sizeof(*sorted));
+	qsort(sorted, (size_t)count, sizeof(*sorted), compare_double);
+	double median = count % 2 ? sorted[count / 2]
+	                          : 0.5 * (sorted[count / 2 - 1] + sorted[count / 2]);
+	free(sorted);
+	return median;
+}
+
+/* splitmix64: a counter-based generator, so each thread fills its own slice independently
+ * and the result does not depend on the number of threads. */
+static inline uint64_t splitmix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct fill_slice {
+	double *x;
+	size_t begin, end;
+	uint64_t seed;
+};
+
+static void *fill_slice_run(void *arg)
+{
+	const struct fill_slice *s = arg;
+	uint64_t base = splitmix64(s->seed);
+	for (size_t i = s->begin; i < s->end; i++)
+		s->x[i] = (double)(splitmix64(base + i) >> 11) * 0x1.0p-53 - 0.5;
+	return NULL;
+}
+
+void bench_fill_random(double *x, size_t count, uint64_t seed)
+{
+	enum { MAX_THREADS = 64 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+	if (count < ((size_t)1 << 20))
+		nthreads = 1;
+	pthread_t threads[MAX_THREADS];
+	struct fill_slice slices[MAX_THREADS];
+	for (int t = 0; t < nthreads; t++) {
+		slices[t] = (struct fill_slice){ x, count * (size_t)t / (size_t)nthreads,
+		                                 count * (size_t)(t + 1) / (size_t)nthreads, seed };
+		/* Slice 0 runs on this thread; a thread that cannot start is filled here too. */
+		if (t == 0 || pthread_create(&threads[t], NULL, fill_slice_run, &slices[t]) != 0) {
+			fill_slice_run(&slices[t]);
+			slices[t].x = NULL;
+		}
+	}
+	for (int t = 1; t < nthreads; t++)
+		if (slices[t].x)
+			pthread_join(threads[t], NULL);
+}
+
+int bench_parse_int(const char *text, long long lo, long long hi, long long *value)
+{
+	char *end = NULL;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+		return -1;
+	*value = v;
+	return 0;
+}
+
+long long bench_int_option(const char *program, const char *option, const char *text,
+                           long long lo, long long hi)
+{
+	long long v = 0;
+	if (bench_parse_int(text, lo, hi, &v) != 0) {
+		fprintf(stderr, "%s: %s needs an integer from %lld to %lld, not '%s'\n", program,
+		        option, lo, hi, text);
+		exit(2);
+	}
+	return v;
+}
+
+void bench_print_result(const char *name, int64_t n, double flops, double median_s,
+                        const char *extra)
+{
+	printf("RESULT name=%s n=%lld gflops=%.3f time_s=%.6f%s%s\n", name, (long long)n,
+	       flops / median_s / 1e9, median_s, extra && *extra ? " " : "", extra ? extra : "");
+	fflush(stdout);
+}

@@ -1,0 +1,39 @@
+/* What the peer programs share: a clock, the median, a fast random fill, strict integer
+ * options, and the one RESULT line the benchmark scripts parse:
+ *   RESULT name=<peer> n=<N> gflops=<x> time_s=<t> [key=value ...]
+ * The peers link neither libstarpu_gemm nor StarPU: they measure the libraries alone. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Seconds on a monotonic clock. */
+double bench_now(void);
+
+/* Median of count values (count >= 1); values is left untouched. */
+double bench_median(const double *values, int count);
+
+/* x[i] in [-0.5, 0.5), a function of (seed, i) only; spread over the machine's cores, since
+ * the GPU peers fill tens of GB and one core would take longer than the GEMM itself. */
+void bench_fill_random(double *x, size_t count, uint64_t seed);
+
+/* text as an integer in [lo, hi]: 0, or -1 when it is not one. */
+int bench_parse_int(const char *text, long long lo, long long hi, long long *value);
+
+/* text as an integer in [lo, hi], or exit(2) with a sentence naming option and program. */
+long long bench_int_option(const char *program, const char *option, const char *text,
+                           long long lo, long long hi);
+
+/* Print the RESULT line for a median time of flops operations; extra ("key=value ...", may
+ * be NULL) is appended as it is. */
+void bench_print_result(const char *name, int64_t n, double flops, double median_s,
+                        const char *extra);
+
+/* Real GEMM of n x n by n x n: 2n^3 operations. */
+static inline double bench_dgemm_flops(int64_t n)
+{
+	return 2.0 * (double)n * (double)n * (double)n;
+}
+
+#endif

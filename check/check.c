@@ -1,0 +1,146 @@
+/* starpu_gemm_check: is C = alpha op(A) op(B) + beta C0, with A, B, C0 regenerated from their
+ * seeds? residual = ||C - Cref||_F / (||A||_F ||B||_F K eps), the usual normwise backward
+ * error scaled so that a correct product stays O(1); NaN/Inf anywhere makes it +Inf. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "common/errors.h"
+
+/* Why the arguments are unusable, or NULL. They are the same on every rank, so every rank
+ * finds the same answer here, before any communication. */
+static const char *invalid(struct sg_check *ck, char transA, char transB, int64_t samples,
+                           const double *residual, char *msg, size_t len)
+{
+	const struct starpu_gemm_desc *A = ck->A, *B = ck->B, *C = ck->C;
+	if (!A || !B || !C || !ck->alpha || !ck->beta || !residual)
+		return "NULL argument";
+	if (samples < 0)
+		return "negative number of samples";
+	ck->p = C->p;
+	ck->transA = sg_trans(C->prec, transA);
+	ck->transB = sg_trans(C->prec, transB);
+	if (!ck->transA || !ck->transB)
+		return "transposes must be N, T or C";
+	if (A->prec != C->prec || B->prec != C->prec)
+		return "A, B and C have different precisions";
+	int64_t opA_rows = ck->transA == 'N' ? A->m : A->n;
+	ck->K = ck->transA == 'N' ? A->n : A->m;
+	int64_t opB_rows = ck->transB == 'N' ? B->m : B->n;
+	int64_t opB_cols = ck->transB == 'N' ? B->n : B->m;
+	if (opA_rows != C->m || opB_cols != C->n || opB_rows != ck->K) {
+		snprintf(msg, len, "op(A) %lld x %lld, op(B) %lld x %lld and C %lld x %lld do not "
+		         "conform", (long long)opA_rows, (long long)ck->K, (long long)opB_rows,
+		         (long long)opB_cols, (long long)C->m, (long long)C->n);
+		return msg;
+	}
+	int cmp_a, cmp_b;
+	SG_MPI_FATAL(MPI_Comm_compare(A->comm, C->comm, &cmp_a));
+	SG_MPI_FATAL(MPI_Comm_compare(B->comm, C->comm, &cmp_b));
+	if ((cmp_a != MPI_IDENT && cmp_a != MPI_CONGRUENT) ||
+	    (cmp_b != MPI_IDENT && cmp_b != MPI_CONGRUENT))
+		return "A, B and C are not on the same communicator";
+	return NULL;
+}
+
+/* Sum of |x|^2 over the tiles of X this rank owns, regenerated from the seed: each rank does
+ * its share and one reduction gives ||X||_F^2, without reading the tiles. */
+static int local_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, double *sum)
+{
+	*sum = 0;
+	int64_t rmax = X->tile < X->m ? X->tile : X->m, cmax = X->tile < X->n ? X->tile : X->n;
+	void *buf = malloc((size_t)(rmax * cmax) * X->p->elemsize);
+	if (!buf)
+		return -ENOMEM;
+	for (int j = 0; j < X->nt; j++) {
+		for (int i = 0; i < X->mt; i++) {
+			if (X->owners[sg_desc_index(X, i, j)] != X->rank)
+				continue;
+			int rows = sg_desc_extent(X->m, X->tile, i), cols = sg_desc_extent(X->n, X->tile, j);
+			sg_random_block(X->p, seed, (int64_t)i * X->tile, (int64_t)j * X->tile, rows, cols,
+			                buf, rows);
+			for (int64_t e = 0; e < (int64_t)rows * cols; e++) {
+				double complex v = sg_load(X->p, buf, e);
+				*sum += creal(v) * creal(v) + cimag(v) * cimag(v);
+			}
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Sampled mode must stay O(samples K): regenerating all of A and B would not. Each rank
+ * then averages |x|^2 over NORM_SAMPLES random elements of the whole matrix, scaled so that
+ * the sum over ranks estimates ||X||_F^2 (relative error about 1/sqrt(NORM_SAMPLES*ranks):
+ * irrelevant next to a bound of 10). Small matrices are summed exactly. */
+#define NORM_SAMPLES ((int64_t)1 << 16)
+
+static int estimated_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, double *sum)
+{
+	if ((double)X->m * (double)X->n <= (double)(NORM_SAMPLES * X->nranks))
+		return local_sum_squares(X, seed, sum);
+	uint64_t state = seed ^ ((uint64_t)(X->rank + 1) << 40);
+	double squares = 0, value[2];
+	for (int64_t s = 0; s < NORM_SAMPLES; s++) {
+		int64_t row = (int64_t)(sg_splitmix64(&state) % (uint64_t)X->m);
+		int64_t col = (int64_t)(sg_splitmix64(&state) % (uint64_t)X->n);
+		sg_random_block(X->p, seed, row, col, 1, 1, value, 1);
+		double complex v = sg_load(X->p, value, 0);
+		squares += creal(v) * creal(v) + cimag(v) * cimag(v);
+	}
+	*sum = squares * ((double)X->m * (double)X->n / (double)NORM_SAMPLES) / X->nranks;
+	return 0;
+}
+
+int starpu_gemm_check(char transA, char transB, const void *alpha,
+                      const struct starpu_gemm_desc *A, uint64_t seedA,
+                      const struct starpu_gemm_desc *B, uint64_t seedB,
+                      const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
+                      int64_t samples, double *residual, int64_t *bad_row, int64_t *bad_col)
+{
+	if (bad_row)
+		*bad_row = -1;
+	if (bad_col)
+		*bad_col = -1;
+	struct sg_check ck = { .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
+	                       .seedA = seedA, .seedB = seedB, .seedC0 = seedC0,
+	                       .first_nonfinite = INT64_MAX };
+	char msg[160];
+	const char *why = invalid(&ck, transA, transB, samples, residual, msg, sizeof(msg));
+	if (why) {
+		if (!C || C->rank == 0)
+			fprintf(stderr, "starpu_gemm: check: %s\n", why);
+		return -EINVAL;
+	}
+
+	/* Local work; its errors are agreed on below, so no rank leaves a reduction unmatched. */
+	double sums[2] = { 0, 0 }, global_sums[2];
+	int (*sum_squares)(const struct starpu_gemm_desc *, uint64_t, double *) =
+		samples > 0 ? estimated_sum_squares : local_sum_squares;
+	int ret = sum_squares(A, seedA, &sums[0]);
+	if (!ret)
+		ret = sum_squares(B, seedB, &sums[1]);
+	if (!ret)
+		ret = samples > 0 ? sg_check_sampled(&ck, samples) : sg_check_full(&ck);
+	SG_MPI_FATAL(MPI_Allreduce(sums, global_sums, 2, MPI_DOUBLE, MPI_SUM, C->comm));
+	/* The first NaN/Inf in column-major order over the whole matrix: every rank names the
+	 * same entry. */
+	int64_t local_min[2] = { ret, ck.first_nonfinite }, global_min[2];
+	SG_MPI_FATAL(MPI_Allreduce(local_min, global_min, 2, MPI_INT64_T, MPI_MIN, C->comm));
+	if (global_min[0] != 0)
+		return (int)global_min[0];
+	if (global_min[1] != INT64_MAX) {
+		*residual = INFINITY;
+		if (bad_row)
+			*bad_row = global_min[1] % C->m;
+		if (bad_col)
+			*bad_col = global_min[1] / C->m;
+		return 0;
+	}
+
+	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) * (double)ck.K * ck.p->eps;
+	double local = denominator > 0 ? sqrt(ck.diff2) / denominator
+	                               : (ck.diff2 > 0 ? INFINITY : 0);
+	SG_MPI_FATAL(MPI_Allreduce(&local, residual, 1, MPI_DOUBLE, MPI_MAX, C->comm));
+	return 0;
+}

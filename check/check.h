@@ -1,0 +1,46 @@
+/* Internal to check/: what the verification of one rank's C tiles needs and returns. */
+#ifndef SG_CHECK_H
+#define SG_CHECK_H
+
+#include <complex.h>
+#include "distrib/desc.h"
+
+struct sg_check {
+	const struct sg_precision *p;
+	char transA, transB;                 /* normalised */
+	const void *alpha, *beta;
+	const struct starpu_gemm_desc *A, *B, *C;
+	uint64_t seedA, seedB, seedC0;
+	int64_t K;
+	/* Results on this rank: */
+	double diff2;                        /* ||C - Cref||_F^2 over this rank's C (estimated
+	                                      * from the samples in sampled mode) */
+	int64_t first_nonfinite;             /* col*M + row of the first NaN/Inf, INT64_MAX if none */
+};
+
+/* Element idx of x as a double complex, whatever the precision, so one loop serves all four
+ * (imaginary part 0 for real precisions). */
+static inline double complex sg_load(const struct sg_precision *p, const void *x, int64_t idx)
+{
+	if (p->is_complex)
+		return p->elemsize == sizeof(float complex) ? ((const float complex *)x)[idx]
+		                                            : ((const double complex *)x)[idx];
+	return p->elemsize == sizeof(float) ? ((const float *)x)[idx] : ((const double *)x)[idx];
+}
+
+/* splitmix64: the sample positions of a rank, reproducible from the seeds. */
+static inline uint64_t sg_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* Every C tile this rank owns against a CBLAS reference built panel by panel. */
+int sg_check_full(struct sg_check *ck);
+/* samples random entries of this rank's C tiles against dot products; every entry is still
+ * scanned for NaN/Inf. */
+int sg_check_sampled(struct sg_check *ck, int64_t samples);
+
+#endif

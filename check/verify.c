@@ -1,0 +1,199 @@
+/* One rank's half of starpu_gemm_check: its own C tiles against a reference regenerated from
+ * the seeds. Full mode builds each C tile's reference with CBLAS from panels of op(A) and
+ * op(B) cut in k, so memory stays a few tiles whatever K; sampled mode costs O(samples K). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include "check/check.h"
+#include "common/blas.h"
+#include "common/errors.h"
+
+/* Elements of one regenerated panel of op(A) or op(B) in full mode. */
+#define PANEL_ELEMS ((int64_t)1 << 20)
+/* Length in k of one regenerated piece of a row of op(A) or column of op(B), sampled mode. */
+#define DOT_CHUNK 4096
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Records the first NaN/Inf of tile (i,j) in column-major order of the whole matrix. */
+static void scan_nonfinite(struct sg_check *ck, int i, int j, int rows, int cols,
+                           const void *tile)
+{
+	for (int c = 0; c < cols; c++) {
+		for (int r = 0; r < rows; r++) {
+			double complex v = sg_load(ck->p, tile, r + (int64_t)c * rows);
+			if (isfinite(creal(v)) && isfinite(cimag(v)))
+				continue;
+			int64_t row = (int64_t)i * ck->C->tile + r, col = (int64_t)j * ck->C->tile + c;
+			if (col * ck->C->m + row < ck->first_nonfinite)
+				ck->first_nonfinite = col * ck->C->m + row;
+			return;
+		}
+	}
+}
+
+struct panels {
+	void *ref, *a, *b;   /* C tile reference, panel of A, panel of B */
+	int64_t kc;          /* k extent of one panel */
+};
+
+/* ref = alpha op(A)(rows of tile i, :) op(B)(:, columns of tile j) + beta C0(tile i,j), the
+ * k loop cut in panels. The stored blocks of A and B are regenerated and handed to CBLAS
+ * with their trans letters, so transposition and conjugation stay CBLAS's job. */
+static int reference_tile(const struct sg_check *ck, struct panels *w, int i, int j, int rows,
+                          int cols)
+{
+	const struct sg_precision *p = ck->p;
+	int64_t row0 = (int64_t)i * ck->C->tile, col0 = (int64_t)j * ck->C->tile;
+	sg_random_block(p, ck->seedC0, row0, col0, rows, cols, w->ref, rows);
+	for (int64_t k0 = 0; k0 < ck->K; k0 += w->kc) {
+		int kb = (int)min64(w->kc, ck->K - k0);
+		int lda = ck->transA == 'N' ? rows : kb, ldb = ck->transB == 'N' ? kb : cols;
+		if (ck->transA == 'N')
+			sg_random_block(p, ck->seedA, row0, k0, rows, kb, w->a, lda);
+		else
+			sg_random_block(p, ck->seedA, k0, row0, kb, rows, w->a, lda);
+		if (ck->transB == 'N')
+			sg_random_block(p, ck->seedB, k0, col0, kb, cols, w->b, ldb);
+		else
+			sg_random_block(p, ck->seedB, col0, k0, cols, kb, w->b, ldb);
+		int ret = sg_cblas_gemm(p->letter, ck->transA, ck->transB, rows, cols, kb, ck->alpha,
+		                        w->a, lda, w->b, ldb, k0 == 0 ? ck->beta : p->one, w->ref,
+		                        rows);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int sg_check_full(struct sg_check *ck)
+{
+	const struct starpu_gemm_desc *C = ck->C;
+	size_t es = ck->p->elemsize;
+	int64_t rmax = min64(C->tile, C->m), cmax = min64(C->tile, C->n);
+	struct panels w;
+	w.kc = min64(ck->K, PANEL_ELEMS / (rmax > cmax ? rmax : cmax) + 1);
+	w.ref = malloc((size_t)(rmax * cmax) * es);
+	w.a = malloc((size_t)(rmax * w.kc) * es);
+	w.b = malloc((size_t)(cmax * w.kc) * es);
+	int ret = w.ref && w.a && w.b ? 0 : -ENOMEM;
+	for (int j = 0; j < C->nt && !ret; j++) {
+		for (int i = 0; i < C->mt && !ret; i++) {
+			int64_t t = sg_desc_index(C, i, j);
+			if (C->owners[t] != C->rank)
+				continue;
+			int rows = sg_desc_extent(C->m, C->tile, i), cols = sg_desc_extent(C->n, C->tile, j);
+			/* Once a NaN/Inf is known the residual is +Inf: only the scan goes on. */
+			int compare = ck->first_nonfinite == INT64_MAX;
+			if (compare && (ret = reference_tile(ck, &w, i, j, rows, cols)))
+				break;
+			/* R: waits for the tasks writing the tile and brings it back from a GPU. */
+			if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
+				break;
+			const void *tile = C->tiles[t];
+			scan_nonfinite(ck, i, j, rows, cols, tile);
+			for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
+				double complex d = sg_load(ck->p, tile, e) - sg_load(ck->p, w.ref, e);
+				ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			}
+			starpu_data_release(C->handles[t]);
+		}
+	}
+	free(w.ref);
+	free(w.a);
+	free(w.b);
+	return ret;
+}
+
+/* alpha sum_k op(A)(row,k) op(B)(k,col) + beta C0(row,col), in double complex whatever the
+ * precision: regenerating a row of op(A) and a column of op(B) costs O(K). */
+static double complex reference_entry(const struct sg_check *ck, int64_t row, int64_t col,
+                                      void *abuf, void *bbuf)
+{
+	const struct sg_precision *p = ck->p;
+	double complex sum = 0;
+	for (int64_t k0 = 0; k0 < ck->K; k0 += DOT_CHUNK) {
+		int kb = (int)min64(DOT_CHUNK, ck->K - k0);
+		/* Row `row` of op(A) is a row of A, or a column of A when transposed. */
+		if (ck->transA == 'N')
+			sg_random_block(p, ck->seedA, row, k0, 1, kb, abuf, 1);
+		else
+			sg_random_block(p, ck->seedA, k0, row, kb, 1, abuf, kb);
+		if (ck->transB == 'N')
+			sg_random_block(p, ck->seedB, k0, col, kb, 1, bbuf, kb);
+		else
+			sg_random_block(p, ck->seedB, col, k0, 1, kb, bbuf, 1);
+		for (int k = 0; k < kb; k++) {
+			double complex a = sg_load(p, abuf, k), b = sg_load(p, bbuf, k);
+			sum += (ck->transA == 'C' ? conj(a) : a) * (ck->transB == 'C' ? conj(b) : b);
+		}
+	}
+	double complex c0_storage[1];
+	starpu_gemm_random_element(p->letter, ck->seedC0, row, col, c0_storage);
+	return sg_load(p, ck->alpha, 0) * sum + sg_load(p, ck->beta, 0) * sg_load(p, c0_storage, 0);
+}
+
+static int cmp_int64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* samples positions among this rank's C entries, numbered tile after tile in the order the
+ * tiles are walked, sorted so each tile is acquired once. Same draws for the same seeds. */
+static int64_t *draw_samples(const struct sg_check *ck, int64_t samples, int64_t local_entries)
+{
+	int64_t *pos = malloc((size_t)samples * sizeof(*pos));
+	if (!pos)
+		return NULL;
+	uint64_t state = ck->seedC0 ^ (ck->seedA << 1) ^ ((uint64_t)ck->C->rank << 32);
+	for (int64_t s = 0; s < samples; s++)
+		pos[s] = (int64_t)(sg_splitmix64(&state) % (uint64_t)local_entries);
+	qsort(pos, (size_t)samples, sizeof(*pos), cmp_int64);
+	return pos;
+}
+
+int sg_check_sampled(struct sg_check *ck, int64_t samples)
+{
+	const struct starpu_gemm_desc *C = ck->C;
+	int64_t local_entries = 0;
+	for (int64_t t = 0; t < (int64_t)C->mt * C->nt; t++)
+		if (C->owners[t] == C->rank)
+			local_entries += (int64_t)sg_desc_extent(C->m, C->tile, (int)(t % C->mt)) *
+			                 sg_desc_extent(C->n, C->tile, (int)(t / C->mt));
+	/* As many samples as entries: the full check costs the same and is exact. */
+	if (samples >= local_entries)
+		return sg_check_full(ck);
+	int64_t *pos = draw_samples(ck, samples, local_entries);
+	void *abuf = malloc(DOT_CHUNK * ck->p->elemsize), *bbuf = malloc(DOT_CHUNK * ck->p->elemsize);
+	int ret = pos && abuf && bbuf ? 0 : -ENOMEM;
+	int64_t start = 0, s = 0; /* first entry of the current tile, next sample */
+	for (int j = 0; j < C->nt && !ret; j++) {
+		for (int i = 0; i < C->mt && !ret; i++) {
+			int64_t t = sg_desc_index(C, i, j);
+			if (C->owners[t] != C->rank)
+				continue;
+			int rows = sg_desc_extent(C->m, C->tile, i), cols = sg_desc_extent(C->n, C->tile, j);
+			if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
+				break;
+			scan_nonfinite(ck, i, j, rows, cols, C->tiles[t]);
+			for (; s < samples && pos[s] < start + (int64_t)rows * cols; s++) {
+				int64_t e = pos[s] - start;
+				int64_t row = (int64_t)i * C->tile + e % rows;
+				int64_t col = (int64_t)j * C->tile + e / rows;
+				double complex d = sg_load(ck->p, C->tiles[t], e) -
+				                   reference_entry(ck, row, col, abuf, bbuf);
+				ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			}
+			starpu_data_release(C->handles[t]);
+			start += (int64_t)rows * cols;
+		}
+	}
+	/* An unbiased estimate of the squared error over all this rank's entries, so sampled and
+	 * full residuals compare with the same bound. */
+	ck->diff2 *= (double)local_entries / (double)samples;
+	free(pos);
+	free(abuf);
+	free(bbuf);
+	return ret;
+}

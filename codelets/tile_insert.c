@@ -1,0 +1,44 @@
+/* starpu_gemm_tile_insert: the checked way to submit one tile GEMM on this process. */
+#include <errno.h>
+#include <limits.h>
+#include <starpu_gemm.h>
+#include "common/precision.h"
+
+/* Rows and columns of op(X) for a registered matrix handle of the precision; 0 if the handle
+ * is not such a matrix (a vector or a tile of another precision would be misread). */
+static int op_shape(starpu_data_handle_t X, char trans, size_t elemsize, uint32_t *rows,
+                    uint32_t *cols)
+{
+	if (starpu_data_get_interface_id(X) != STARPU_MATRIX_INTERFACE_ID ||
+	    starpu_matrix_get_elemsize(X) != elemsize)
+		return 0;
+	uint32_t nx = starpu_matrix_get_nx(X), ny = starpu_matrix_get_ny(X);
+	/* BLAS dimensions are int. */
+	if (nx > INT_MAX || ny > INT_MAX)
+		return 0;
+	*rows = trans == 'N' ? nx : ny;
+	*cols = trans == 'N' ? ny : nx;
+	return 1;
+}
+
+int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alpha,
+                            starpu_data_handle_t A, starpu_data_handle_t B,
+                            const void *beta, starpu_data_handle_t C)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	char ta = p ? sg_trans(prec, transA) : 0, tb = p ? sg_trans(prec, transB) : 0;
+	if (!ta || !tb || !alpha || !beta || !A || !B || !C)
+		return -EINVAL;
+	uint32_t am, ak, bk, bn, cm, cn;
+	if (!op_shape(A, ta, p->elemsize, &am, &ak) || !op_shape(B, tb, p->elemsize, &bk, &bn) ||
+	    !op_shape(C, 'N', p->elemsize, &cm, &cn))
+		return -EINVAL;
+	if (am != cm || bn != cn || ak != bk)
+		return -EINVAL;
+	/* Normalised letters: tasks of 'n' and 'N' then share one performance history. */
+	return starpu_task_insert(starpu_gemm_codelet(p->letter),
+		STARPU_VALUE, &ta, sizeof(char), STARPU_VALUE, &tb, sizeof(char),
+		STARPU_VALUE, alpha, p->elemsize, STARPU_VALUE, beta, p->elemsize,
+		STARPU_R, A, STARPU_R, B, STARPU_RW, C,
+		STARPU_FLOPS, starpu_gemm_tile_flops(p->letter, cm, cn, ak), 0);
+}

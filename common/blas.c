@@ -1,0 +1,77 @@
+#include <errno.h>
+#include <cblas.h>
+#include "blas.h"
+#include "precision.h"
+
+/* The four CBLAS entry points behind one signature: real ones take scalars by value,
+ * complex ones by address. */
+typedef void (*gemm_fn)(enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int, const void *,
+                        const void *, int, const void *, int, const void *, void *, int);
+
+static void gemm_s(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
+                   const void *alpha, const void *A, int lda, const void *B, int ldb,
+                   const void *beta, void *C, int ldc)
+{
+	cblas_sgemm(CblasColMajor, ta, tb, m, n, k, *(const float *)alpha, A, lda, B, ldb,
+	            *(const float *)beta, C, ldc);
+}
+
+static void gemm_d(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
+                   const void *alpha, const void *A, int lda, const void *B, int ldb,
+                   const void *beta, void *C, int ldc)
+{
+	cblas_dgemm(CblasColMajor, ta, tb, m, n, k, *(const double *)alpha, A, lda, B, ldb,
+	            *(const double *)beta, C, ldc);
+}
+
+static void gemm_c(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
+                   const void *alpha, const void *A, int lda, const void *B, int ldb,
+                   const void *beta, void *C, int ldc)
+{
+	cblas_cgemm(CblasColMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static void gemm_z(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
+                   const void *alpha, const void *A, int lda, const void *B, int ldb,
+                   const void *beta, void *C, int ldc)
+{
+	cblas_zgemm(CblasColMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static gemm_fn gemm_of(char letter)
+{
+	switch (letter) {
+	case 's': return gemm_s;
+	case 'd': return gemm_d;
+	case 'c': return gemm_c;
+	case 'z': return gemm_z;
+	}
+	return NULL;
+}
+
+static enum CBLAS_TRANSPOSE cblas_trans(char trans)
+{
+	return trans == 'N' ? CblasNoTrans : trans == 'T' ? CblasTrans : CblasConjTrans;
+}
+
+static int at_least_one(int x)
+{
+	return x > 1 ? x : 1;
+}
+
+int sg_cblas_gemm(char prec, char transA, char transB, int m, int n, int k, const void *alpha,
+                  const void *A, int lda, const void *B, int ldb, const void *beta, void *C,
+                  int ldc)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
+	if (!p || !ta || !tb || m < 0 || n < 0 || k < 0 || !alpha || !beta || !A || !B || !C)
+		return -EINVAL;
+	/* Stored shapes: A is m x k or k x m, B is k x n or n x k. */
+	if (lda < at_least_one(ta == 'N' ? m : k) || ldb < at_least_one(tb == 'N' ? k : n) ||
+	    ldc < at_least_one(m))
+		return -EINVAL;
+	gemm_of(p->letter)(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta,
+	                   C, ldc);
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* Tiled, distributed matrices: creation (validation, allocation of owned tiles, StarPU-MPI
+ * registration of every tile), destruction and the accessors of include/starpu_gemm.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include "distrib/desc.h"
+#include "common/errors.h"
+
+/* Sizes and distribution, checked identically on every rank (no communication); only
+ * verbose (rank 0) says what is wrong, once for the job. */
+static int validate_args(char prec, int64_t m, int64_t n, int tile,
+                         const struct starpu_gemm_dist *dist, int nranks, int verbose)
+{
+	if (!sg_precision(prec)) {
+		if (verbose)
+			fprintf(stderr, "starpu_gemm: unknown precision '%c' (use s, d, c or z)\n",
+			        prec);
+		return -EINVAL;
+	}
+	if (m < 1 || n < 1 || tile < 1) {
+		if (verbose)
+			fprintf(stderr, "starpu_gemm: bad matrix shape %lld x %lld with tile %d (all "
+			        "must be >= 1)\n", (long long)m, (long long)n, tile);
+		return -EINVAL;
+	}
+	/* Tile indices are ints in the API: the tile counts must be too. */
+	if (m / tile + (m % tile != 0) > INT_MAX || n / tile + (n % tile != 0) > INT_MAX) {
+		if (verbose)
+			fprintf(stderr, "starpu_gemm: %lld x %lld with tile %d has more than INT_MAX "
+			        "tiles in a dimension\n", (long long)m, (long long)n, tile);
+		return -EINVAL;
+	}
+	return sg_dist_validate(dist, nranks, verbose);
+}
+
+static void free_desc(struct starpu_gemm_desc *d)
+{
+	if (!d)
+		return;
+	if (d->tiles) {
+		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++) {
+			if (!d->tiles[t])
+				continue;
+			int i = (int)(t % d->mt), j = (int)(t / d->mt);
+			size_t bytes = (size_t)sg_desc_extent(d->m, d->tile, i) *
+			               (size_t)sg_desc_extent(d->n, d->tile, j) * d->p->elemsize;
+			starpu_free_noflag(d->tiles[t], bytes);
+		}
+	}
+	free(d->tiles);
+	free(d->handles);
+	free(d->owners);
+	free(d);
+}
+
+/* Owners of every tile, and the user owner's answers checked against the communicator. */
+static int compute_owners(struct starpu_gemm_desc *d)
+{
+	for (int j = 0; j < d->nt; j++) {
+		for (int i = 0; i < d->mt; i++) {
+			int owner = sg_dist_owner(&d->dist, i, j);
+			if (owner < 0 || owner >= d->nranks) {
+				if (d->rank == 0)
+					fprintf(stderr, "starpu_gemm: owner function gives rank %d for tile "
+					        "(%d,%d), outside [0, %d)\n", owner, i, j, d->nranks);
+				return -EINVAL;
+			}
+			d->owners[sg_desc_index(d, i, j)] = owner;
+		}
+	}
+	return 0;
+}
+
+static int alloc_local_tiles(struct starpu_gemm_desc *d)
+{
+	for (int j = 0; j < d->nt; j++) {
+		for (int i = 0; i < d->mt; i++) {
+			int64_t t = sg_desc_index(d, i, j);
+			if (d->owners[t] != d->rank)
+				continue;
+			size_t bytes = (size_t)sg_desc_extent(d->m, d->tile, i) *
+			               (size_t)sg_desc_extent(d->n, d->tile, j) * d->p->elemsize;
+			/* Pinned (starpu_malloc) so transfers to GPUs are asynchronous DMA. */
+			if (starpu_malloc(&d->tiles[t], bytes) != 0 || !d->tiles[t]) {
+				d->tiles[t] = NULL;
+				fprintf(stderr, "starpu_gemm: rank %d cannot allocate tile (%d,%d) (%zu "
+				        "bytes)\n", d->rank, i, j, bytes);
+				return -ENOMEM;
+			}
+			d->local_tiles++;
+			d->local_bytes += bytes;
+		}
+	}
+	return 0;
+}
+
+/* Everything that can fail, before anything is registered: then one reduction tells every
+ * rank whether any rank failed, so all return the same error and none waits for the others. */
+static int build_local(struct starpu_gemm_desc **out, char prec, int64_t m, int64_t n, int tile,
+                       const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank, int nranks)
+{
+	int ret = validate_args(prec, m, n, tile, dist, nranks, rank == 0);
+	if (ret)
+		return ret;
+	struct starpu_gemm_desc *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	*out = d;
+	d->p = sg_precision(prec);
+	d->prec = d->p->letter;
+	d->m = m;
+	d->n = n;
+	d->tile = tile;
+	d->mt = (int)(m / tile + (m % tile != 0));
+	d->nt = (int)(n / tile + (n % tile != 0));
+	d->dist = *dist;
+	d->comm = comm;
+	d->rank = rank;
+	d->nranks = nranks;
+	size_t ntiles = (size_t)d->mt * (size_t)d->nt;
+	/* calloc: it checks ntiles * size for overflow. */
+	d->owners = calloc(ntiles, sizeof(*d->owners));
+	d->handles = calloc(ntiles, sizeof(*d->handles));
+	d->tiles = calloc(ntiles, sizeof(*d->tiles));
+	if (!d->owners || !d->handles || !d->tiles)
+		return -ENOMEM;
+	ret = compute_owners(d);
+	return ret ? ret : alloc_local_tiles(d);
+}
+
+/* StarPU-MPI asserts that a communicator is registered before it takes a rank in it
+ * (starpu_mpi_comm_rank), and registering twice adds a duplicate entry: register each
+ * communicator other than the one StarPU-MPI was started with once. */
+static void register_comm(MPI_Comm comm)
+{
+	static MPI_Comm registered[16];
+	static int nregistered;
+	if (comm == MPI_COMM_WORLD)
+		return;
+	for (int c = 0; c < nregistered; c++)
+		if (registered[c] == comm)
+			return;
+	SG_STARPU_FATAL(starpu_mpi_comm_register(comm), "registering the matrix communicator");
+	if (nregistered < (int)(sizeof(registered) / sizeof(registered[0])))
+		registered[nregistered++] = comm;
+}
+
+int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n,
+                            int tile, const struct starpu_gemm_dist *dist, MPI_Comm comm)
+{
+	if (desc)
+		*desc = NULL;
+	if (comm == MPI_COMM_NULL) {
+		fprintf(stderr, "starpu_gemm: MPI_COMM_NULL given for a matrix\n");
+		return -EINVAL;
+	}
+	int rank, nranks;
+	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
+	SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
+	struct starpu_gemm_desc *d = NULL;
+	int ret = -EINVAL, all;
+	if (desc)
+		ret = build_local(&d, prec, m, n, tile, dist, comm, rank, nranks);
+	else if (rank == 0)
+		fprintf(stderr, "starpu_gemm: NULL descriptor pointer\n");
+	SG_MPI_FATAL(MPI_Allreduce(&ret, &all, 1, MPI_INT, MPI_MIN, comm));
+	if (all != 0) {
+		free_desc(d);
+		return all;
+	}
+
+	register_comm(comm);
+	/* Every rank allocates the same range: creation is collective and in the same order. */
+	d->tag_base = starpu_mpi_tags_allocate((int64_t)d->mt * d->nt);
+	if (d->tag_base < 0)
+		sg_fatal(__FILE__, __LINE__, "starpu_mpi_tags_allocate", "no tags left", NULL);
+	for (int j = 0; j < d->nt; j++) {
+		for (int i = 0; i < d->mt; i++) {
+			int64_t t = sg_desc_index(d, i, j);
+			uint32_t rows = (uint32_t)sg_desc_extent(m, tile, i);
+			uint32_t cols = (uint32_t)sg_desc_extent(n, tile, j);
+			/* A tile of another rank has no home node (-1): memory appears only when a
+			 * copy arrives, so a rank's memory follows what it owns. */
+			int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
+			starpu_matrix_data_register(&d->handles[t], home, (uintptr_t)d->tiles[t], rows,
+			                            rows, cols, d->p->elemsize);
+			starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t, d->owners[t], comm);
+		}
+	}
+	*desc = d;
+	return 0;
+}
+
+void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc)
+{
+	if (!desc)
+		return;
+	for (int64_t t = 0; t < (int64_t)desc->mt * desc->nt; t++) {
+		if (!desc->handles[t])
+			continue;
+		/* Both wait for the tasks and communications on the tile. A remote tile has no
+		 * home to write a copy back to: drop it. */
+		if (desc->tiles[t])
+			starpu_data_unregister(desc->handles[t]);
+		else
+			starpu_data_unregister_no_coherency(desc->handles[t]);
+	}
+	starpu_mpi_tags_free(desc->tag_base);
+	free_desc(desc);
+}
+
+char starpu_gemm_desc_prec(const struct starpu_gemm_desc *desc) { return desc->prec; }
+int64_t starpu_gemm_desc_rows(const struct starpu_gemm_desc *desc) { return desc->m; }
+int64_t starpu_gemm_desc_cols(const struct starpu_gemm_desc *desc) { return desc->n; }
+int starpu_gemm_desc_tile_size(const struct starpu_gemm_desc *desc) { return desc->tile; }
+int starpu_gemm_desc_tile_rows(const struct starpu_gemm_desc *desc) { return desc->mt; }
+int starpu_gemm_desc_tile_cols(const struct starpu_gemm_desc *desc) { return desc->nt; }
+MPI_Comm starpu_gemm_desc_comm(const struct starpu_gemm_desc *desc) { return desc->comm; }
+
+int64_t starpu_gemm_desc_local_tiles(const struct starpu_gemm_desc *desc)
+{
+	return desc->local_tiles;
+}
+
+size_t starpu_gemm_desc_local_bytes(const struct starpu_gemm_desc *desc)
+{
+	return desc->local_bytes;
+}
+
+const struct starpu_gemm_dist *starpu_gemm_desc_dist(const struct starpu_gemm_desc *desc)
+{
+	return &desc->dist;
+}
+
+static int in_range(const struct starpu_gemm_desc *desc, int i, int j)
+{
+	return i >= 0 && i < desc->mt && j >= 0 && j < desc->nt;
+}
+
+int starpu_gemm_desc_owner(const struct starpu_gemm_desc *desc, int i, int j)
+{
+	return in_range(desc, i, j) ? desc->owners[sg_desc_index(desc, i, j)] : -1;
+}
+
+starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc, int i, int j)
+{
+	return in_range(desc, i, j) ? desc->handles[sg_desc_index(desc, i, j)] : NULL;
+}
+
+void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,
+                                 int *rows, int *cols)
+{
+	int ok = in_range(desc, i, j);
+	if (rows)
+		*rows = ok ? sg_desc_extent(desc->m, desc->tile, i) : 0;
+	if (cols)
+		*cols = ok ? sg_desc_extent(desc->n, desc->tile, j) : 0;
+}

@@ -1,0 +1,101 @@
+/* Deterministic random matrices: element (row, col) is a hash of (seed, row, col), so any rank
+ * (and any reference) can regenerate any element, whatever the tiling and distribution. */
+#include <errno.h>
+#include "distrib/desc.h"
+#include "common/errors.h"
+
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+/* splitmix64's finaliser: a bijection of 64-bit words with good avalanche. */
+static inline uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* The hash chain starts per column, then takes the row: a column of a tile costs one mix64
+ * to start and one (two for complex) per element. */
+static inline uint64_t column_hash(uint64_t seed, int64_t col)
+{
+	return mix64(mix64(seed + GOLDEN) + (uint64_t)col);
+}
+
+/* Uniform in [-0.5, 0.5) with all the mantissa bits of the type, and exactly representable in
+ * it: a double rounded to float could reach +0.5. */
+static inline void store_part(int single, uint64_t bits, void *dst, int64_t part)
+{
+	/* Through int64_t: the shifted bits fit, and signed conversion is one instruction. */
+	if (single)
+		((float *)dst)[part] = (float)(int64_t)(bits >> 40) * 0x1p-24f - 0.5f;
+	else
+		((double *)dst)[part] = (double)(int64_t)(bits >> 11) * 0x1p-53 - 0.5;
+}
+
+static inline __attribute__((always_inline)) void
+store_element(int single, int is_complex, uint64_t colhash, int64_t row, void *dst, int64_t index)
+{
+	uint64_t h = mix64(colhash + (uint64_t)row);
+	if (is_complex) {
+		store_part(single, h, dst, 2 * index);
+		store_part(single, mix64(h + GOLDEN), dst, 2 * index + 1);
+	} else {
+		store_part(single, h, dst, index);
+	}
+}
+
+/* One column of a block; always inlined with constant (single, is_complex), so each of the
+ * four precisions gets its own branch-free loop from this one source. */
+static inline __attribute__((always_inline)) void
+store_column(int single, int is_complex, uint64_t colhash, int64_t row0, int rows, void *dst,
+             int64_t offset)
+{
+	for (int r = 0; r < rows; r++)
+		store_element(single, is_complex, colhash, row0 + r, dst, offset + r);
+}
+
+void sg_random_block(const struct sg_precision *p, uint64_t seed, int64_t row0, int64_t col0,
+                     int rows, int cols, void *dst, int64_t ld)
+{
+	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
+	for (int c = 0; c < cols; c++) {
+		uint64_t colhash = column_hash(seed, col0 + c);
+		int64_t offset = (int64_t)c * ld;
+		if (p->is_complex && single)
+			store_column(1, 1, colhash, row0, rows, dst, offset);
+		else if (p->is_complex)
+			store_column(0, 1, colhash, row0, rows, dst, offset);
+		else if (single)
+			store_column(1, 0, colhash, row0, rows, dst, offset);
+		else
+			store_column(0, 0, colhash, row0, rows, dst, offset);
+	}
+}
+
+void starpu_gemm_random_element(char prec, uint64_t seed, int64_t row, int64_t col, void *value)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	if (p && value)
+		sg_random_block(p, seed, row, col, 1, 1, value, 1);
+}
+
+int starpu_gemm_desc_fill_random(struct starpu_gemm_desc *desc, uint64_t seed)
+{
+	if (!desc)
+		return -EINVAL;
+	for (int j = 0; j < desc->nt; j++) {
+		for (int i = 0; i < desc->mt; i++) {
+			int64_t t = sg_desc_index(desc, i, j);
+			if (!desc->tiles[t])
+				continue;
+			int rows = sg_desc_extent(desc->m, desc->tile, i);
+			int cols = sg_desc_extent(desc->n, desc->tile, j);
+			/* W: waits for the tasks still using the tile, and invalidates copies on GPUs. */
+			SG_STARPU_CHECK(starpu_data_acquire(desc->handles[t], STARPU_W));
+			sg_random_block(desc->p, seed, (int64_t)i * desc->tile, (int64_t)j * desc->tile,
+			                rows, cols, desc->tiles[t], rows);
+			starpu_data_release(desc->handles[t]);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,386 @@
+#include <complex.h>
+#include <errno.h>
+#include <float.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/options.h"
+#include "drivers/report.h"
+#include "common/precision.h"
+
+/* One table drives getopt_long and --help, so the two cannot disagree. Options without a
+ * short form get a code above the char range. */
+enum {
+	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
+	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN
+};
+
+struct option_doc {
+	const char *name;     /* long form */
+	int code;             /* short letter, or OPT_* */
+	const char *metavar;  /* NULL: a flag */
+	const char *help;     /* with its default */
+};
+
+static const struct option_doc docs[] = {
+	{ "M", 'M', "INT", "rows of op(A) and C (default 1024)" },
+	{ "N", 'N', "INT", "columns of op(B) and C (default 1024)" },
+	{ "K", 'K', "INT", "columns of op(A), rows of op(B) (default 1024)" },
+	{ "tile", 't', "INT", "tile size (default 2048 with CUDA workers, else 512)" },
+	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
+	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
+	{ "prec", OPT_PREC, "s|d|c|z", "precision (default d)" },
+	{ "transA", OPT_TRANSA, "N|T|C", "op(A): none, transpose, conjugate transpose (default N)" },
+	{ "transB", OPT_TRANSB, "N|T|C", "op(B) (default N)" },
+	{ "alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z (default 1)" },
+	{ "beta", OPT_BETA, "RE[,IM]", "beta; IM only for c and z (default 1)" },
+	{ "dist", OPT_DIST, "2d|row|col", "ownership: 2D block-cyclic, 1D cyclic by tile rows or "
+	                                  "columns (default 2d)" },
+	{ "block-rows", 'b', "INT", "b: C block rows, in tiles (default automatic)" },
+	{ "block-cols", 'c', "INT", "c: C block columns, in tiles (default automatic)" },
+	{ "chunk", 'd', "INT", "d: chunk depth in k, in tiles (default automatic)" },
+	{ "lookahead", 'l', "INT", "chunks in flight beyond the current one, >= 0 "
+	                           "(default automatic)" },
+	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
+	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
+	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
+	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first (default 1)" },
+	{ "check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
+	                            "sampled)" },
+	{ "check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
+	                                              "rank (default 1000)" },
+	{ "csv", OPT_CSV, NULL, "stdout: a CSV header and one row per timed run, nothing else" },
+	{ "plan", OPT_PLAN, NULL, "print the plan and exit" },
+	{ "quiet", 'q', NULL, "no progress messages" },
+	{ "help", 'h', NULL, "this help" },
+};
+#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+
+void sg_options_usage(FILE *out, const char *program)
+{
+	fprintf(out, "usage: mpirun -np R %s [options]\n"
+	        "Distributed C = alpha*op(A)*op(B) + beta*C on random matrices with StarPU-MPI.\n\n",
+	        program);
+	for (size_t o = 0; o < NDOCS; o++) {
+		char left[64];
+		int len = 0;
+		if (docs[o].code < 256)
+			len = snprintf(left, sizeof(left), "-%c, ", docs[o].code);
+		else
+			len = snprintf(left, sizeof(left), "    ");
+		snprintf(left + len, sizeof(left) - (size_t)len, "--%s%s%s", docs[o].name,
+		         docs[o].metavar ? " " : "", docs[o].metavar ? docs[o].metavar : "");
+		fprintf(out, "  %-26s %s\n", left, docs[o].help);
+	}
+	fprintf(out, "\nCSV columns: %s\n  (ncuda and ncpu: workers over all ranks; residual -1: "
+	        "not checked)\n", SG_REPORT_CSV_HEADER);
+	fprintf(out, "Environment: STARPU_NCPU, STARPU_NCUDA (workers per rank), STARPU_SCHED "
+	        "(scheduler, default lws).\nExit status: 0 ok, 1 check failed or run error, "
+	        "2 invalid input.\n");
+}
+
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* "-M/--M" or "--prec": how the user would type the option. */
+static const char *option_label(int code)
+{
+	static char label[64];
+	for (size_t o = 0; o < NDOCS; o++) {
+		if (docs[o].code != code)
+			continue;
+		if (code < 256)
+			snprintf(label, sizeof(label), "-%c/--%s", code, docs[o].name);
+		else
+			snprintf(label, sizeof(label), "--%s", docs[o].name);
+		return label;
+	}
+	return "?";
+}
+
+/* An integer in [lo, hi], the whole string and nothing else. */
+static int parse_int(int code, const char *text, int64_t lo, int64_t hi, int64_t *value,
+                     char *err, size_t errlen)
+{
+	char *end = NULL;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	if (end == text || *end != '\0') {
+		set_error(err, errlen, "%s: '%s' is not an integer", option_label(code), text);
+		return -1;
+	}
+	if (errno == ERANGE || v > hi) {
+		set_error(err, errlen, "%s: %s is too large (at most %lld)", option_label(code), text,
+		          (long long)hi);
+		return -1;
+	}
+	if (v < lo) {
+		const char *what = lo == 1 ? "positive" : lo == 0 ? "non-negative" : "in range";
+		set_error(err, errlen, "%s: %s must be %s", option_label(code), text, what);
+		return -1;
+	}
+	*value = v;
+	return 0;
+}
+
+/* "RE" or "RE,IM", both finite. */
+static int parse_scalar(int code, const char *text, double parts[2], char *err, size_t errlen)
+{
+	char *end = NULL;
+	parts[0] = strtod(text, &end);
+	parts[1] = 0;
+	if (end != text && *end == ',') {
+		const char *im = end + 1;
+		parts[1] = strtod(im, &end);
+		if (end == im)
+			end = (char *)im - 1; /* report the whole text below */
+	}
+	if (end == text || *end != '\0' || !isfinite(parts[0]) || !isfinite(parts[1])) {
+		set_error(err, errlen, "%s: '%s' is not a finite number or RE,IM pair",
+		          option_label(code), text);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_trans(int code, const char *text, char *trans, char *err, size_t errlen)
+{
+	if (strlen(text) != 1 || !strchr("NTCntc", text[0])) {
+		set_error(err, errlen, "%s: unknown transpose '%s' (expected N, T or C)",
+		          option_label(code), text);
+		return -1;
+	}
+	*trans = text[0];
+	return 0;
+}
+
+static void set_defaults(struct sg_driver_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->M = opts->N = opts->K = 1024;
+	opts->prec = 'd';
+	opts->transA = opts->transB = 'N';
+	opts->alpha[0] = 1.0;
+	opts->beta[0] = 1.0;
+	opts->dist = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC;
+	opts->lookahead = -1;
+	opts->niter = 3;
+	opts->warmup = 1;
+	opts->check_samples = -1;
+}
+
+/* The most square grid: the largest divisor of nranks that is at most its square root. */
+static int square_grid_rows(int nranks)
+{
+	int P = 1;
+	for (int p = 1; (int64_t)p * p <= nranks; p++)
+		if (nranks % p == 0)
+			P = p;
+	return P;
+}
+
+static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, size_t errlen)
+{
+	if (opts->P == 0 && opts->Q == 0) {
+		opts->P = square_grid_rows(nranks);
+		opts->Q = nranks / opts->P;
+		return 0;
+	}
+	if (opts->P && opts->Q) {
+		if ((int64_t)opts->P * opts->Q != nranks) {
+			set_error(err, errlen, "-P/-Q: grid %d x %d has %lld processes but the job has "
+			          "%d rank(s)", opts->P, opts->Q, (long long)opts->P * opts->Q, nranks);
+			return -1;
+		}
+		return 0;
+	}
+	int given = opts->P ? opts->P : opts->Q;
+	if (nranks % given != 0) {
+		set_error(err, errlen, "%s: %d does not divide the job's %d rank(s)",
+		          opts->P ? "-P/--P" : "-Q/--Q", given, nranks);
+		return -1;
+	}
+	if (opts->P)
+		opts->Q = nranks / opts->P;
+	else
+		opts->P = nranks / opts->Q;
+	return 0;
+}
+
+/* Checks that need every option parsed first (letters that depend on the precision). */
+static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t errlen)
+{
+	const struct sg_precision *p = sg_precision(opts->prec);
+	opts->transA = sg_trans(opts->prec, opts->transA);
+	opts->transB = sg_trans(opts->prec, opts->transB);
+	if (!p->is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
+		set_error(err, errlen, "%s: an imaginary part needs a complex precision (c or z), "
+		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
+		return -1;
+	}
+	int single = p->elemsize / (p->is_complex ? 2 : 1) == sizeof(float);
+	for (int s = 0; s < 4 && single; s++) {
+		double part = s < 2 ? opts->alpha[s] : opts->beta[s - 2];
+		if (fabs(part) > FLT_MAX) {
+			set_error(err, errlen, "%s: %g overflows the precision %c (float)",
+			          s < 2 ? "--alpha" : "--beta", part, opts->prec);
+			return -1;
+		}
+	}
+	if (opts->check_samples >= 0)
+		opts->check = 1;
+	return settle_grid(opts, nranks, err, errlen);
+}
+
+int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options *opts,
+                     char *err, size_t errlen)
+{
+	struct option longopts[NDOCS + 1];
+	char shortopts[2 * NDOCS + 2];
+	size_t ns = 0;
+	shortopts[ns++] = ':'; /* report a missing argument as ':' rather than '?' */
+	for (size_t o = 0; o < NDOCS; o++) {
+		longopts[o] = (struct option){ docs[o].name, docs[o].metavar ? required_argument
+		                                                             : no_argument,
+		                               NULL, docs[o].code };
+		if (docs[o].code < 256) {
+			shortopts[ns++] = (char)docs[o].code;
+			if (docs[o].metavar)
+				shortopts[ns++] = ':';
+		}
+	}
+	shortopts[ns] = '\0';
+	longopts[NDOCS] = (struct option){ 0, 0, 0, 0 };
+
+	set_defaults(opts);
+	opterr = 0; /* we print one line ourselves, from one rank */
+	optind = 1;
+	int code;
+	int64_t v;
+	while ((code = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int rc = 0;
+		switch (code) {
+		case 'M': rc = parse_int(code, optarg, 1, INT_MAX, &opts->M, err, errlen); break;
+		case 'N': rc = parse_int(code, optarg, 1, INT_MAX, &opts->N, err, errlen); break;
+		case 'K': rc = parse_int(code, optarg, 1, INT_MAX, &opts->K, err, errlen); break;
+		case 't':
+			rc = parse_int(code, optarg, 1, 32768, &v, err, errlen);
+			opts->tile = (int)v;
+			break;
+		case 'P':
+			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
+			opts->P = (int)v;
+			break;
+		case 'Q':
+			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
+			opts->Q = (int)v;
+			break;
+		case 'b':
+		case 'c':
+		case 'd':
+			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
+			*(code == 'b' ? &opts->b : code == 'c' ? &opts->c : &opts->d) = (int)v;
+			break;
+		case 'l':
+			rc = parse_int(code, optarg, 0, INT_MAX, &v, err, errlen);
+			opts->lookahead = (int)v;
+			break;
+		case OPT_PREC:
+			if (strlen(optarg) != 1 || !sg_precision(optarg[0])) {
+				set_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
+				          "or z)", optarg);
+				rc = -1;
+			} else {
+				opts->prec = sg_precision(optarg[0])->letter;
+			}
+			break;
+		case OPT_TRANSA: rc = parse_trans(code, optarg, &opts->transA, err, errlen); break;
+		case OPT_TRANSB: rc = parse_trans(code, optarg, &opts->transB, err, errlen); break;
+		case OPT_ALPHA: rc = parse_scalar(code, optarg, opts->alpha, err, errlen); break;
+		case OPT_BETA: rc = parse_scalar(code, optarg, opts->beta, err, errlen); break;
+		case OPT_DIST:
+			if (!strcmp(optarg, "2d")) {
+				opts->dist = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC;
+			} else if (!strcmp(optarg, "row")) {
+				opts->dist = STARPU_GEMM_DIST_1D_ROW_CYCLIC;
+			} else if (!strcmp(optarg, "col")) {
+				opts->dist = STARPU_GEMM_DIST_1D_COL_CYCLIC;
+			} else {
+				set_error(err, errlen, "--dist: unknown distribution '%s' (expected 2d, "
+				          "row or col)", optarg);
+				rc = -1;
+			}
+			break;
+		case OPT_NO_THROTTLE: opts->no_throttle = 1; break;
+		case OPT_STATIC_GPU: opts->static_gpu = 1; break;
+		case OPT_NITER:
+			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
+			opts->niter = (int)v;
+			break;
+		case OPT_WARMUP:
+			rc = parse_int(code, optarg, 0, INT_MAX, &v, err, errlen);
+			opts->warmup = (int)v;
+			break;
+		case OPT_CHECK: opts->check = 1; break;
+		case OPT_CHECK_SAMPLES:
+			rc = parse_int(code, optarg, 0, INT64_MAX, &opts->check_samples, err, errlen);
+			break;
+		case OPT_CSV: opts->csv = 1; break;
+		case OPT_PLAN: opts->plan_only = 1; break;
+		case 'q': opts->quiet = 1; break;
+		case 'h': return SG_OPTIONS_HELP;
+		case ':':
+			set_error(err, errlen, "%s: missing value", optopt ? option_label(optopt)
+			                                                    : argv[optind - 1]);
+			return SG_OPTIONS_ERROR;
+		default: /* '?' */
+			if (optopt)
+				set_error(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			else
+				set_error(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return SG_OPTIONS_ERROR;
+		}
+		if (rc)
+			return SG_OPTIONS_ERROR;
+	}
+	if (optind < argc) {
+		set_error(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+		return SG_OPTIONS_ERROR;
+	}
+	return settle(opts, nranks, err, errlen) ? SG_OPTIONS_ERROR : SG_OPTIONS_OK;
+}
+
+int sg_driver_default_tile(int ncuda)
+{
+	return ncuda > 0 ? SG_DRIVER_TILE_CUDA : SG_DRIVER_TILE_CPU;
+}
+
+void sg_options_scalar(char prec, const double parts[2], void *value)
+{
+	switch (sg_precision(prec)->letter) {
+	case 's': *(float *)value = (float)parts[0]; break;
+	case 'd': *(double *)value = parts[0]; break;
+	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;
+	default: *(double complex *)value = CMPLX(parts[0], parts[1]); break;
+	}
+}
+
+const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist)
+{
+	switch (dist) {
+	case STARPU_GEMM_DIST_1D_ROW_CYCLIC: return "row";
+	case STARPU_GEMM_DIST_1D_COL_CYCLIC: return "col";
+	case STARPU_GEMM_DIST_2D_BLOCK_CYCLIC: return "2d";
+	default: return "user";
+	}
+}

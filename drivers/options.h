@@ -1,0 +1,53 @@
+/* Command line of the starpu_gemm driver: parsing and every check that needs neither StarPU
+ * nor the other ranks. Every rank parses the same argv, so every rank reaches the same verdict
+ * and they can all stop without talking to each other. */
+#ifndef SG_DRIVER_OPTIONS_H
+#define SG_DRIVER_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <starpu_gemm.h>
+
+/* Full check (every C entry against a CBLAS reference) while M*N*K stays under this. */
+#define SG_DRIVER_FULL_CHECK_MAX_MNK (1LL << 33)
+/* Entries per rank compared by a sampled check, unless --check-samples says otherwise. */
+#define SG_DRIVER_DEFAULT_SAMPLES 1000
+/* Tile sizes chosen when -t is not given, from the workers StarPU started. */
+#define SG_DRIVER_TILE_CUDA 2048
+#define SG_DRIVER_TILE_CPU 512
+
+struct sg_driver_options {
+	int64_t M, N, K;
+	int tile;                  /* 0: chosen after StarPU starts (sg_driver_default_tile) */
+	int P, Q;                  /* process grid, P*Q == ranks once parsed */
+	char prec;                 /* 's','d','c','z' */
+	char transA, transB;       /* 'N','T','C', normalised (C becomes T for real precisions) */
+	double alpha[2], beta[2];  /* real and imaginary parts */
+	enum starpu_gemm_dist_kind dist;
+	int b, c, d;               /* 0: automatic */
+	int lookahead;             /* -1: automatic */
+	int no_throttle, static_gpu;
+	int niter, warmup;
+	int check;
+	int64_t check_samples;     /* -1: automatic; 0: full; > 0: that many entries per rank */
+	int csv, plan_only, quiet;
+};
+
+enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_ERROR = -1 };
+
+/* Parse argv for a run on nranks ranks. Returns SG_OPTIONS_OK, SG_OPTIONS_HELP (--help), or
+ * SG_OPTIONS_ERROR with one sentence, naming the option, in err. */
+int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options *opts,
+                     char *err, size_t errlen);
+void sg_options_usage(FILE *out, const char *program);
+
+/* Tile size for -t when not given: SG_DRIVER_TILE_CUDA with CUDA workers, else _CPU. */
+int sg_driver_default_tile(int ncuda);
+
+/* alpha or beta in the precision's type, written to value (room for a double complex). */
+void sg_options_scalar(char prec, const double parts[2], void *value);
+
+const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist);
+
+#endif

@@ -1,0 +1,198 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/report.h"
+#include "drivers/resources.h"
+
+/* StarPU's global scheduling context, the one starpu_init creates (STARPU_GLOBAL_SCHED_CTX
+ * inside StarPU). */
+#define SG_GLOBAL_SCHED_CTX 0
+
+static void scheduler_name(char *buf, size_t len)
+{
+	struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(SG_GLOBAL_SCHED_CTX);
+	snprintf(buf, len, "%s", policy && policy->policy_name ? policy->policy_name : "unknown");
+}
+
+void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->opts = opts;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rep->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &rep->nranks);
+	scheduler_name(rep->sched, sizeof(rep->sched));
+
+	int mine[3] = { (int)starpu_cpu_worker_get_count(), (int)starpu_cuda_worker_get_count(),
+	                (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM) };
+	int *all = rep->rank == 0 ? malloc(3 * sizeof(int) * (size_t)rep->nranks) : NULL;
+	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	int totals[3];
+	MPI_Allreduce(mine, totals, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	rep->ncpu = totals[0];
+	rep->ncuda = totals[1];
+	rep->ngpus = totals[2];
+	if (rep->rank == 0 && !opts->csv) {
+		const char *env = getenv("STARPU_SCHED");
+		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",
+		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
+		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
+		       sg_options_dist_name(opts->dist));
+		printf("scheduler: %s (%s)\n", rep->sched,
+		       env && *env ? "STARPU_SCHED" : "StarPU's default");
+		for (int r = 0; r < rep->nranks; r++)
+			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU)\n", r, all[3 * r],
+			       all[3 * r + 1], all[3 * r + 2]);
+		printf("problem: %cgemm transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
+		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec, opts->transA, opts->transB,
+		       (long long)opts->M, (long long)opts->N, (long long)opts->K, opts->tile,
+		       opts->alpha[0], opts->alpha[1], opts->beta[0], opts->beta[1]);
+		fflush(stdout);
+	}
+	free(all);
+}
+
+void sg_report_plan(const struct sg_report *rep, const struct starpu_gemm_plan *plan)
+{
+	if (rep->rank != 0)
+		return;
+	if (rep->opts->csv && !rep->opts->plan_only) {
+		printf("%s\n", SG_REPORT_CSV_HEADER);
+	} else {
+		starpu_gemm_plan_print(stdout, plan);
+	}
+	fflush(stdout);
+}
+
+/* "PASSED (residual 1.2e-02, full)" and, for NaN or Inf, where the first one is. */
+static void format_check(const struct sg_check_result *check, char *buf, size_t len)
+{
+	char how[64];
+	if (check->samples > 0)
+		snprintf(how, sizeof(how), "sampled (%lld entries/rank)", (long long)check->samples);
+	else
+		snprintf(how, sizeof(how), "full");
+	int n = snprintf(buf, len, "check: %s (scaled residual %.3e, bound %.0f, %s)",
+	                 check->passed ? "PASSED" : "FAILED", check->residual,
+	                 STARPU_GEMM_CHECK_BOUND, how);
+	if (!isfinite(check->residual) && check->bad_row >= 0)
+		snprintf(buf + n, len - (size_t)n, ": C(%lld,%lld) is NaN or Inf",
+		         (long long)check->bad_row, (long long)check->bad_col);
+}
+
+void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
+                         const struct sg_check_result *check)
+{
+	if (rep->rank != 0)
+		return;
+	const struct sg_driver_options *o = rep->opts;
+	const struct starpu_gemm_plan *pl = rep->plan;
+	double gflops = starpu_gemm_tile_flops(o->prec, o->M, o->N, o->K) / seconds / 1e9;
+	char check_text[160] = "";
+	if (check->done)
+		format_check(check, check_text, sizeof(check_text));
+	if (o->csv) {
+		printf("%d,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.3f,",
+		       iter, o->prec, o->transA, o->transB, (long long)o->M, (long long)o->N,
+		       (long long)o->K, o->tile, o->P, o->Q, sg_options_dist_name(o->dist),
+		       rep->nranks, rep->ncuda, rep->ncpu, rep->sched, pl->b, pl->c, pl->d,
+		       pl->lookahead, pl->throttled, seconds, gflops);
+		if (check->done)
+			printf("%.6e\n", check->residual);
+		else
+			printf("-1\n");
+		if (check->done) /* stdout holds only the table */
+			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
+	} else {
+		printf("iteration %d/%d: %.4f s, %.2f GFLOP/s", iter, o->niter, seconds, gflops);
+		if (rep->ngpus > 0)
+			printf(" (%.2f per GPU)", gflops / rep->ngpus);
+		printf("%s%s\n", check->done ? ", " : "", check_text);
+	}
+	fflush(stdout);
+}
+
+/* Set when we turned StarPU-MPI's statistics on and the user had not asked for them. */
+static int stats_unasked;
+
+void sg_traffic_enable(struct sg_traffic *traffic)
+{
+	memset(traffic, 0, sizeof(*traffic));
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	stats_unasked = starpu_getenv_number_default("STARPU_MPI_STATS", 0) <= 0 &&
+	                starpu_getenv_number_default("STARPU_COMM_STATS", 0) <= 0;
+	starpu_mpi_comm_stats_enable();
+	traffic->enabled = 1;
+}
+
+int sg_traffic_stats_unasked(void)
+{
+	return stats_unasked;
+}
+
+/* Bytes StarPU-MPI sent from this rank since statistics were enabled, to all ranks. */
+static double mpi_sent_total(void)
+{
+	int nranks;
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	size_t *now = calloc((size_t)nranks, sizeof(size_t));
+	starpu_mpi_comm_stats_retrieve(now);
+	double total = 0;
+	for (int r = 0; r < nranks; r++)
+		total += (double)now[r];
+	free(now);
+	return total;
+}
+
+void sg_traffic_begin(struct sg_traffic *traffic)
+{
+	if (!traffic->enabled)
+		return;
+	/* Reading a bus's counters resets them: what was moved before this run is dropped. */
+	for (int bus = 0; bus < starpu_bus_get_count(); bus++)
+		starpu_bus_get_profiling_info(bus, NULL);
+	traffic->mpi_sent_before = mpi_sent_total();
+}
+
+void sg_traffic_end(struct sg_traffic *traffic)
+{
+	if (!traffic->enabled)
+		return;
+	for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
+		struct starpu_profiling_bus_info info;
+		starpu_bus_get_profiling_info(bus, &info);
+		enum starpu_node_kind src = starpu_node_get_kind((unsigned)starpu_bus_get_src(bus));
+		enum starpu_node_kind dst = starpu_node_get_kind((unsigned)starpu_bus_get_dst(bus));
+		double bytes = (double)info.transferred_bytes;
+		if (src == STARPU_CPU_RAM && dst == STARPU_CUDA_RAM)
+			traffic->host_to_gpu += bytes;
+		else if (src == STARPU_CUDA_RAM && dst == STARPU_CPU_RAM)
+			traffic->gpu_to_host += bytes;
+		else if (src == STARPU_CUDA_RAM && dst == STARPU_CUDA_RAM)
+			traffic->gpu_to_gpu += bytes;
+	}
+	traffic->mpi_sent += mpi_sent_total() - traffic->mpi_sent_before;
+}
+
+void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs)
+{
+	const struct starpu_gemm_plan *pl = rep->plan;
+	double mine[7] = { traffic->host_to_gpu, traffic->gpu_to_host, traffic->gpu_to_gpu,
+	                   traffic->mpi_sent, pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
+	                   pl->mpi_recv_bytes };
+	double sums[7];
+	MPI_Reduce(mine, sums, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rep->rank != 0 || runs <= 0 || !traffic->enabled)
+		return;
+	char a[32], b[32];
+	printf("traffic per run, all ranks (measured: mean of %d run(s)):\n", runs);
+	printf("  %-14s %14s %14s\n", "", "measured", "predicted");
+	const char *names[] = { "host -> GPU", "GPU -> host", "GPU <-> GPU", "MPI" };
+	for (int t = 0; t < 4; t++) {
+		const char *predicted = t == 2 ? "-" : sg_driver_format_bytes(sums[t < 2 ? 4 + t : 6], b,
+		                                                              sizeof(b));
+		printf("  %-14s %14s %14s\n", names[t],
+		       sg_driver_format_bytes(sums[t] / runs, a, sizeof(a)), predicted);
+	}
+	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: remote A and B tiles received)\n");
+	fflush(stdout);
+}

@@ -1,0 +1,63 @@
+/* What the driver prints: the set-up, one line (or CSV row) per timed iteration, and the data
+ * movement measured by StarPU next to what the plan predicted. Rank 0 prints; every function
+ * here that gathers is collective over MPI_COMM_WORLD. */
+#ifndef SG_DRIVER_REPORT_H
+#define SG_DRIVER_REPORT_H
+
+#include "drivers/options.h"
+
+/* --csv: this header, then one row per timed run. */
+#define SG_REPORT_CSV_HEADER                                                              \
+	"iter,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
+	"throttled,time_s,gflops,residual"
+
+/* The run's setting, gathered once after StarPU starts. */
+struct sg_report {
+	const struct sg_driver_options *opts;
+	int rank, nranks;
+	int ncpu, ncuda, ngpus;              /* totals over all ranks */
+	char sched[64];                      /* the policy StarPU runs */
+	const struct starpu_gemm_plan *plan; /* what every rank will run */
+	int residual_checked;
+};
+
+/* Collective: gathers the workers of every rank; prints them (non-CSV) with the scheduler. */
+void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts);
+/* Rank 0: the plan summary (non-CSV), or the CSV header. */
+void sg_report_plan(const struct sg_report *rep, const struct starpu_gemm_plan *plan);
+
+/* The result of one check, for the iteration line. */
+struct sg_check_result {
+	int done;           /* 0: not checked */
+	int passed;
+	double residual;
+	int64_t samples;    /* 0: full check */
+	int64_t bad_row, bad_col;
+};
+
+/* Rank 0: one line or CSV row for timed iteration iter (1-based). */
+void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
+                         const struct sg_check_result *check);
+
+/* Data moved by pgemm calls, on this rank. */
+struct sg_traffic {
+	double host_to_gpu, gpu_to_host, gpu_to_gpu; /* StarPU bus profiling */
+	double mpi_sent;                             /* StarPU-MPI communication statistics */
+	int enabled;
+	double mpi_sent_before;                      /* StarPU-MPI's total at sg_traffic_begin */
+};
+
+/* Turn on StarPU's bus profiling and StarPU-MPI's statistics (which StarPU-MPI prints at
+ * shutdown on its own, on stderr, rank by rank). */
+void sg_traffic_enable(struct sg_traffic *traffic);
+/* 1 when sg_traffic_enable turned on StarPU-MPI's statistics without the user asking
+ * (STARPU_MPI_STATS): their dump at shutdown, on every rank, is then noise. */
+int sg_traffic_stats_unasked(void);
+/* Around each measured pgemm call. */
+void sg_traffic_begin(struct sg_traffic *traffic);
+void sg_traffic_end(struct sg_traffic *traffic);
+/* Collective: rank 0 prints the traffic of one run (summed over ranks, mean over the runs
+ * measured) next to the plan's predictions summed over ranks. */
+void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs);
+
+#endif

@@ -1,0 +1,25 @@
+/* What the machine offers the driver: workers per rank, and whether the matrices fit in the
+ * ranks' host memory, found before anything is allocated. */
+#ifndef SG_DRIVER_RESOURCES_H
+#define SG_DRIVER_RESOURCES_H
+
+#include <stddef.h>
+#include "drivers/options.h"
+
+/* Bytes of the A, B and C tiles rank owns under opts' distribution and tile size
+ * (op(A) is M x K, op(B) is K x N, so A and B are stored transposed when trans != N). */
+double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank);
+
+/* Host memory available now (MemAvailable from /proc/meminfo, else sysconf), in bytes; *source
+ * names where it came from. */
+double sg_driver_host_available(const char **source);
+
+/* Collective over MPI_COMM_WORLD: ranks of one host share its memory, so each host compares
+ * what all its ranks will own with what it has. Returns 0, or -1 with one sentence in err on
+ * the ranks of a host that is short. */
+int sg_driver_check_host_memory(const struct sg_driver_options *opts, char *err, size_t errlen);
+
+/* "1.5 GiB" */
+const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,321 @@
+/* starpu_gemm: mpirun -np R starpu_gemm [options] runs C = alpha*op(A)*op(B) + beta*C on
+ * random matrices with starpu_gemm_pgemm, times it, optionally checks it, and reports.
+ *
+ * Bad input never hangs or aborts the job: what argv alone can tell is rejected before StarPU
+ * starts (every rank parses the same argv, so they all stop together); what needs StarPU or
+ * the other ranks is agreed on with an MPI_Allreduce, then every rank shuts down cleanly.
+ * Rank 0 prints the one error line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "drivers/options.h"
+#include "drivers/report.h"
+#include "drivers/resources.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+/* Seeds of A, B and C0: C is refilled with C0's before every run, so each can be checked. */
+static const uint64_t seedA = 1, seedB = 2, seedC0 = 3;
+
+static int rank, nranks;
+
+/* Collective: 0 when no rank has an error; else 1 on every rank, and rank 0 prints the
+ * message of the lowest failing rank. error is NULL or empty where this rank is fine. */
+static int agree_on_error(const char *error)
+{
+	char message[512] = "";
+	int mine = error && *error ? rank : nranks, first;
+	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == nranks)
+		return 0;
+	if (rank == first)
+		snprintf(message, sizeof(message), "%s", error);
+	MPI_Bcast(message, sizeof(message), MPI_CHAR, first, MPI_COMM_WORLD);
+	if (rank == 0) {
+		fprintf(stderr, "starpu_gemm: error: %s\n", message);
+		fflush(stderr);
+	}
+	return 1;
+}
+
+static void format_error(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void format_error(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Neither CPU nor CUDA workers: say which settings led there. */
+static void no_worker_error(char *err, size_t errlen)
+{
+	const char *ncpu = getenv("STARPU_NCPU"), *ncuda = getenv("STARPU_NCUDA");
+	format_error(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
+	             "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)", ncpu ? ncpu : "unset",
+	             ncuda ? ncuda : "unset", ncuda && atoi(ncuda) == 0 ? "" : ", no GPU found");
+}
+
+/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
+ * Returns 0, or a message in err: no StarPU, or nothing to run tasks on. */
+static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t errlen)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
+	*started = ret == 0;
+	if (ret == -ENODEV) {
+		no_worker_error(err, errlen);
+		return -1;
+	}
+	if (ret != 0) {
+		format_error(err, errlen, "starpu_mpi_init_conf failed: %s", strerror(-ret));
+		return -1;
+	}
+	unsigned ncpu = starpu_cpu_worker_get_count(), ncuda = starpu_cuda_worker_get_count();
+	if (ncpu + ncuda == 0) {
+		no_worker_error(err, errlen);
+		return -1;
+	}
+	if (ncuda > 0)
+		starpu_cublas_init();
+	return 0;
+}
+
+static void stop_starpu(void)
+{
+	if (starpu_cuda_worker_get_count() > 0)
+		starpu_cublas_shutdown();
+	/* StarPU-MPI dumps its statistics on stderr at shutdown, several lines per rank, once
+	 * they are on; we already reported them, so drop that dump unless the user asked for
+	 * it. Nothing else goes to /dev/null: the exit status still tells a failed shutdown. */
+	int saved_stderr = -1;
+	if (sg_traffic_stats_unasked()) {
+		fflush(stderr);
+		saved_stderr = dup(STDERR_FILENO);
+		int null = open("/dev/null", O_WRONLY);
+		if (saved_stderr >= 0 && null >= 0)
+			dup2(null, STDERR_FILENO);
+		if (null >= 0)
+			close(null);
+	}
+	starpu_mpi_shutdown();
+	if (saved_stderr >= 0) {
+		fflush(stderr);
+		dup2(saved_stderr, STDERR_FILENO);
+		close(saved_stderr);
+	}
+}
+
+/* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs. */
+static void settle_tile(struct sg_driver_options *opts)
+{
+	if (opts->tile)
+		return;
+	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
+	MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	opts->tile = sg_driver_default_tile(fewest);
+}
+
+struct matrices {
+	struct starpu_gemm_desc *A, *B, *C;
+};
+
+/* Collective. On failure, err names the matrix; every descriptor created is destroyed. */
+static int create_matrices(const struct sg_driver_options *o, struct matrices *m, char *err,
+                           size_t errlen)
+{
+	struct starpu_gemm_dist dist = { .kind = o->dist, .P = o->P, .Q = o->Q };
+	struct {
+		const char *name;
+		int64_t rows, cols;
+		struct starpu_gemm_desc **desc;
+	} want[3] = {
+		{ "A", o->transA == 'N' ? o->M : o->K, o->transA == 'N' ? o->K : o->M, &m->A },
+		{ "B", o->transB == 'N' ? o->K : o->N, o->transB == 'N' ? o->N : o->K, &m->B },
+		{ "C", o->M, o->N, &m->C },
+	};
+	memset(m, 0, sizeof(*m));
+	for (int x = 0; x < 3; x++) {
+		char local[256] = "";
+		int ret = starpu_gemm_desc_create(want[x].desc, o->prec, want[x].rows, want[x].cols,
+		                                  o->tile, &dist, MPI_COMM_WORLD);
+		if (ret)
+			format_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
+			             "%s", want[x].name, (long long)want[x].rows,
+			             (long long)want[x].cols, o->tile, strerror(-ret));
+		if (agree_on_error(local)) {
+			snprintf(err, errlen, "%s", local);
+			/* Destroy is collective: only what every rank created. */
+			for (int y = 0; y < x; y++)
+				starpu_gemm_desc_destroy(*want[y].desc);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void destroy_matrices(struct matrices *m)
+{
+	starpu_gemm_desc_destroy(m->A);
+	starpu_gemm_desc_destroy(m->B);
+	starpu_gemm_desc_destroy(m->C);
+}
+
+/* Full check for small products, sampled beyond, unless --check-samples chose. */
+static int64_t check_samples(const struct sg_driver_options *o)
+{
+	if (o->check_samples >= 0)
+		return o->check_samples;
+	double mnk = (double)o->M * (double)o->N * (double)o->K;
+	return mnk <= (double)SG_DRIVER_FULL_CHECK_MAX_MNK ? 0 : SG_DRIVER_DEFAULT_SAMPLES;
+}
+
+static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm_opts *gemm_opts)
+{
+	starpu_gemm_opts_init(gemm_opts);
+	gemm_opts->b = o->b;
+	gemm_opts->c = o->c;
+	gemm_opts->d = o->d;
+	gemm_opts->lookahead = o->lookahead;
+	gemm_opts->no_throttle = o->no_throttle;
+	gemm_opts->static_gpu = o->static_gpu;
+	gemm_opts->progress = !o->quiet && !o->csv;
+}
+
+/* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
+static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_report *rep)
+{
+	struct starpu_gemm_opts gemm_opts;
+	gemm_opts_from(o, &gemm_opts);
+
+	double alpha[2], beta[2]; /* room for a double complex */
+	sg_options_scalar(o->prec, o->alpha, alpha);
+	sg_options_scalar(o->prec, o->beta, beta);
+
+	struct sg_traffic traffic = { 0 };
+	if (!o->csv)
+		sg_traffic_enable(&traffic);
+
+	int status = EXIT_OK;
+	for (int iter = 1 - o->warmup; iter <= o->niter; iter++) {
+		/* Inputs are rewritten in host memory before each run: no copy left on a GPU by the
+		 * previous run shortens this one, and C holds C0 again for the check. */
+		char err[256] = "";
+		int ret = starpu_gemm_desc_fill_random(m->A, seedA);
+		if (!ret)
+			ret = starpu_gemm_desc_fill_random(m->B, seedB);
+		if (!ret)
+			ret = starpu_gemm_desc_fill_random(m->C, seedC0);
+		if (ret)
+			format_error(err, sizeof(err), "filling the matrices failed: %s", strerror(-ret));
+		if (agree_on_error(err))
+			return EXIT_FAILED;
+
+		int timed = iter >= 1;
+		if (timed)
+			sg_traffic_begin(&traffic);
+		MPI_Barrier(MPI_COMM_WORLD);
+		double start = MPI_Wtime();
+		ret = starpu_gemm_pgemm(o->transA, o->transB, alpha, m->A, m->B, beta, m->C,
+		                        &gemm_opts, NULL);
+		MPI_Barrier(MPI_COMM_WORLD);
+		double seconds = MPI_Wtime() - start;
+		if (timed)
+			sg_traffic_end(&traffic);
+		if (ret)
+			format_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
+		if (agree_on_error(err))
+			return EXIT_FAILED;
+		if (!timed)
+			continue;
+
+		struct sg_check_result check = { 0 };
+		if (o->check) {
+			check.done = 1;
+			check.samples = check_samples(o);
+			ret = starpu_gemm_check(o->transA, o->transB, alpha, m->A, seedA, m->B, seedB,
+			                        beta, m->C, seedC0, check.samples, &check.residual,
+			                        &check.bad_row, &check.bad_col);
+			if (ret)
+				format_error(err, sizeof(err), "starpu_gemm_check failed: %s",
+				             strerror(-ret));
+			if (agree_on_error(err))
+				return EXIT_FAILED;
+			/* NaN compares false: a NaN residual fails too. */
+			check.passed = check.residual <= STARPU_GEMM_CHECK_BOUND;
+			if (!check.passed)
+				status = EXIT_FAILED;
+		}
+		sg_report_iteration(rep, iter, seconds, &check);
+	}
+	sg_report_traffic(rep, &traffic, o->niter);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	int provided;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+	struct sg_driver_options opts;
+	char err[512] = "";
+	switch (sg_options_parse(argc, argv, nranks, &opts, err, sizeof(err))) {
+	case SG_OPTIONS_HELP:
+		if (rank == 0)
+			sg_options_usage(stdout, "starpu_gemm");
+		MPI_Finalize();
+		return EXIT_OK;
+	case SG_OPTIONS_ERROR:
+		if (rank == 0)
+			fprintf(stderr, "starpu_gemm: error: %s\n", err);
+		MPI_Finalize();
+		return EXIT_BAD_INPUT;
+	}
+	if (provided < MPI_THREAD_SERIALIZED && rank == 0)
+		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
+		        "at least MPI_THREAD_SERIALIZED\n", provided);
+
+	int started = 0;
+	start_starpu(&argc, &argv, &started, err, sizeof(err));
+	if (agree_on_error(err)) {
+		if (started)
+			stop_starpu();
+		MPI_Finalize();
+		return EXIT_BAD_INPUT;
+	}
+	settle_tile(&opts);
+	/* Before allocating anything: do this rank's tiles fit on its host? */
+	sg_driver_check_host_memory(&opts, err, sizeof(err));
+	int status = EXIT_BAD_INPUT;
+	struct matrices m;
+	if (agree_on_error(err) || create_matrices(&opts, &m, err, sizeof(err)))
+		goto out;
+
+	struct sg_report rep;
+	sg_report_setup(&rep, &opts);
+	struct starpu_gemm_opts plan_opts;
+	gemm_opts_from(&opts, &plan_opts);
+	struct starpu_gemm_plan plan;
+	int ret = starpu_gemm_plan_make(&plan, opts.transA, opts.transB, m.A, m.B, m.C, &plan_opts);
+	err[0] = '\0';
+	if (ret)
+		format_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
+		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
+	if (!agree_on_error(err)) {
+		rep.plan = &plan;
+		sg_report_plan(&rep, &plan);
+		status = opts.plan_only ? EXIT_OK : run(&opts, &m, &rep);
+	}
+	destroy_matrices(&m);
+out:
+	stop_starpu();
+	MPI_Finalize();
+	return status;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The starpu_gemm driver with --check on CPU workers, on 1, 2 and 4 ranks: every precision,
+# transposes N/T/C, ragged and tiny shapes, grids 1x1, 1x2, 2x1, 2x2, 1D distributions, a
+# forced plan and the un-throttled baseline. Each run must exit 0 and print one
+# "check: PASSED" line per timed iteration. Also: --help lists every option, --plan exits 0.
+set -eu
+: "${top_srcdir:?}" "${top_builddir:?}"
+driver="$top_builddir/drivers/starpu_gemm"
+export SG_TEST_TIMEOUT=${SG_TEST_TIMEOUT:-180}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL $*"
+	failures=$((failures + 1))
+}
+
+# run_check NP NITER ARGS...: a checked run; exit 0 and exactly NITER PASSED lines.
+run_check() {
+	local np=$1 niter=$2
+	shift 2
+	local status=0
+	"$top_srcdir/tests/mpirun.sh" "$np" "$driver" --check --quiet --niter "$niter" "$@" \
+		>"$out" 2>&1 || status=$?
+	local passed failed
+	passed=$(grep -c 'check: PASSED' "$out" || true)
+	failed=$(grep -c 'check: FAILED' "$out" || true)
+	if [ "$status" -ne 0 ] || [ "$passed" -ne "$niter" ] || [ "$failed" -ne 0 ]; then
+		fail "np=$np $* (exit $status, $passed PASSED, $failed FAILED):"
+		sed 's/^/    /' "$out"
+	else
+		echo "PASS np=$np $*: $(grep 'check:' "$out" | tail -n 1 | sed 's/.*check: //')"
+	fi
+}
+
+# 1 rank, grid 1x1: each precision, ragged tiles, transposes.
+run_check 1 1 --prec d -M 200 -N 150 -K 100 -t 64
+run_check 1 1 --prec s -M 130 -N 97 -K 61 -t 32 --transA T
+run_check 1 1 --prec c -M 100 -N 120 -K 90 -t 64 --transA C --transB T --alpha 0.5,-1.5 --beta 2,0.25
+run_check 1 1 --prec z -M 96 -N 64 -K 160 -t 64 --transB C
+run_check 1 1 --prec d -M 1 -N 1 -K 1 -t 64
+run_check 1 1 --prec z -M 5 -N 3 -K 7 -t 2 --transA T --transB T
+run_check 1 2 --prec d -M 300 -N 300 -K 300 -t 128 --warmup 1 --check-samples 200
+# 2 ranks: 1x2 and 2x1 grids, 1D distributions, the un-throttled baseline.
+run_check 2 1 --prec c -M 300 -N 200 -K 257 -t 64 -P 1 -Q 2 --transA C --transB T
+run_check 2 1 --prec z -M 256 -N 256 -K 256 -t 128 -P 2 -Q 1 --transB C
+run_check 2 1 --prec s -M 250 -N 190 -K 130 -t 64 --dist row --alpha -1 --beta 0
+run_check 2 1 --prec d -M 190 -N 250 -K 130 -t 64 --dist col --transA T --transB T
+run_check 2 1 --prec z -M 200 -N 300 -K 100 -t 64 --no-throttle
+# 4 ranks, 2x2: a ragged problem with warm-up and two timed runs; a forced plan.
+run_check 4 2 --prec d -M 600 -N 500 -K 300 -t 128 --warmup 1
+run_check 4 1 --prec s -M 257 -N 255 -K 129 -t 64 -P 2 -Q 2 -b 1 -c 1 -d 1 -l 1
+run_check 4 1 --prec c -M 200 -N 130 -K 190 -t 64 --transA T --transB C -l 0
+
+# --help: exit 0, every option listed.
+status=0
+"$top_srcdir/tests/mpirun.sh" 1 "$driver" --help >"$out" 2>&1 || status=$?
+[ "$status" -eq 0 ] || fail "--help exited $status"
+for option in M N K tile P Q prec transA transB alpha beta dist block-rows block-cols chunk \
+	lookahead no-throttle static-gpu niter warmup check check-samples csv plan quiet help; do
+	grep -q -- "--$option\b" "$out" || fail "--help does not list --$option"
+done
+echo "PASS --help lists every option"
+
+# --plan: the plan, exit 0, no run.
+status=0
+"$top_srcdir/tests/mpirun.sh" 2 "$driver" --plan -M 300 -N 200 -K 100 -t 64 >"$out" 2>&1 ||
+	status=$?
+if [ "$status" -ne 0 ] || ! grep -q '^plan:' "$out" || grep -q 'iteration' "$out"; then
+	fail "--plan (exit $status):"
+	sed 's/^/    /' "$out"
+else
+	echo "PASS --plan"
+fi
+
+# The human-readable report: scheduler, workers, iteration line, traffic table.
+status=0
+"$top_srcdir/tests/mpirun.sh" 2 "$driver" -M 200 -N 200 -K 200 -t 64 --niter 1 --warmup 0 \
+	>"$out" 2>&1 || status=$?
+for pattern in '^scheduler: ' '^workers: rank 1: ' '^iteration 1/1: .* GFLOP/s' '^  MPI '; do
+	grep -q "$pattern" "$out" || fail "report has no line matching '$pattern'"
+done
+[ "$status" -eq 0 ] || fail "report run exited $status"
+echo "PASS report"
+sed 's/^/    /' "$out"
+
+echo "# driver: $failures failure(s)"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# starpu_gemm --csv: stdout is a CSV table and nothing else. Parses it: the header names every
+# required column, one row per timed iteration, every row as wide as the header, numeric
+# columns are numbers, gflops > 0, residual <= 10 when checked and -1 when not.
+set -eu
+: "${top_srcdir:?}" "${top_builddir:?}"
+driver="$top_builddir/drivers/starpu_gemm"
+export SG_TEST_TIMEOUT=${SG_TEST_TIMEOUT:-180}
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+failures=0
+
+required="prec,M,N,K,tile,P,Q,ranks,ncuda,ncpu,sched,b,c,d,lookahead,time_s,gflops,residual"
+numeric="iter,M,N,K,tile,P,Q,ranks,ncuda,ncpu,b,c,d,lookahead,throttled,time_s,gflops,residual"
+
+# check_csv NITER CHECKED: parse $out.
+check_csv() {
+	awk -F, -v niter="$1" -v checked="$2" -v required="$required" -v numeric="$numeric" '
+	function is_number(s) { return s ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
+	NR == 1 {
+		for (c = 1; c <= NF; c++) column[$c] = c
+		width = NF
+		n = split(required, names, ",")
+		for (r = 1; r <= n; r++)
+			if (!(names[r] in column)) { print "header lacks column " names[r]; bad++ }
+		nn = split(numeric, numbers, ",")
+		next
+	}
+	{
+		rows++
+		if (NF != width) { print "row " rows " has " NF " fields, header " width; bad++; next }
+		for (r = 1; r <= nn; r++) {
+			name = numbers[r]
+			if ((name in column) && !is_number($column[name])) {
+				print "row " rows ": " name "=" $column[name] " is not a number"; bad++
+			}
+		}
+		if (!($column["gflops"] > 0)) { print "row " rows ": gflops " $column["gflops"]; bad++ }
+		res = $column["residual"] + 0
+		if (checked && (res < 0 || res > 10)) { print "row " rows ": residual " res; bad++ }
+		if (!checked && res != -1) { print "row " rows ": unchecked residual " res; bad++ }
+	}
+	END {
+		if (rows != niter) { print rows " row(s), expected " niter; bad++ }
+		exit bad ? 1 : 0
+	}' "$out"
+}
+
+# run_csv NP NITER CHECKED ARGS...
+run_csv() {
+	local np=$1 niter=$2 checked=$3
+	shift 3
+	local status=0
+	"$top_srcdir/tests/mpirun.sh" "$np" "$driver" --csv --niter "$niter" "$@" >"$out" 2>"$err" ||
+		status=$?
+	if [ "$status" -ne 0 ] || ! check_csv "$niter" "$checked"; then
+		failures=$((failures + 1))
+		echo "FAIL np=$np --csv --niter $niter $* (exit $status); stdout:"
+		sed 's/^/    /' "$out"
+		echo "  stderr:"
+		sed 's/^/    /' "$err"
+	else
+		echo "PASS np=$np --csv --niter $niter $*"
+		sed 's/^/    /' "$out"
+	fi
+}
+
+run_csv 2 3 1 --check --warmup 1 -M 300 -N 200 -K 150 -t 64 --prec d
+run_csv 1 2 0 --warmup 0 -M 128 -N 96 -K 64 -t 32 --prec c --transA C
+run_csv 4 1 1 --check --warmup 0 -M 200 -N 200 -K 100 -t 64 --prec s --dist row
+
+echo "# driver_csv: $failures failure(s)"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,226 @@
+/* starpu_gemm_pgemm against a CBLAS reference: random precisions, transposes, ragged shapes
+ * (including dimensions below the tile and 1), ownership functions, alpha/beta; the result
+ * is gathered on rank 0 and compared norm-wise: ||C - Cref|| / (||A|| ||B|| K eps) <= 10.
+ *   test_pgemm P Q NCASES [forced]   fixed grid; "forced" also runs each case with
+ *                                    b=c=d=1, lookahead=1 and with the throttle off
+ *   test_pgemm random NCASES         every case draws its grid (any P x Q = ranks), sizes
+ *                                    up to 1500, tile, distribution and plan parameters
+ * Cases come from SEED (printed), so one failing run can be replayed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <complex.h>
+#include "test_common.h"
+#include "common/blas.h"
+#include "common/precision.h"
+
+struct gemm_case {
+	char prec, transA, transB;
+	int64_t M, N, K;
+	int tile;
+	enum starpu_gemm_dist_kind kind;
+	double complex alpha, beta;
+};
+
+static int user_owner(int i, int j, void *arg)
+{
+	return (i * 7 + j * 3) % *(int *)arg;
+}
+
+static void scalar(char prec, double complex v, void *out)
+{
+	switch (sg_precision(prec)->letter) {
+	case 's': *(float *)out = (float)creal(v); break;
+	case 'd': *(double *)out = creal(v); break;
+	case 'c': *(float complex *)out = (float complex)v; break;
+	default: *(double complex *)out = v; break;
+	}
+}
+
+/* Frobenius norm of n elements, any precision. */
+static double frobenius(char prec, int64_t n, const void *x)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	int64_t count = p->is_complex ? 2 * n : n;
+	int single = p->elemsize == (p->is_complex ? 8u : 4u);
+	double sum = 0;
+	for (int64_t e = 0; e < count; e++) {
+		double v = single ? ((const float *)x)[e] : ((const double *)x)[e];
+		sum += v * v;
+	}
+	return sqrt(sum);
+}
+
+static void *regenerate(char prec, uint64_t seed, int64_t rows, int64_t cols)
+{
+	size_t es = starpu_gemm_elemsize(prec);
+	char *x = malloc((size_t)(rows * cols) * es);
+	for (int64_t j = 0; j < cols; j++)
+		for (int64_t i = 0; i < rows; i++)
+			starpu_gemm_random_element(prec, seed, i, j, x + (size_t)(i + j * rows) * es);
+	return x;
+}
+
+/* Runs one product with opts and returns the scaled residual on rank 0 (0 elsewhere). */
+static double run_case(const struct gemm_case *tc, int P, int Q, const struct starpu_gemm_opts *opts,
+                       uint64_t seed)
+{
+	int nranks = P * Q;
+	struct starpu_gemm_dist dist = { tc->kind, P, Q, user_owner, &nranks };
+	int64_t am = tc->transA == 'N' ? tc->M : tc->K, an = tc->transA == 'N' ? tc->K : tc->M;
+	int64_t bm = tc->transB == 'N' ? tc->K : tc->N, bn = tc->transB == 'N' ? tc->N : tc->K;
+	struct starpu_gemm_desc *A, *B, *C;
+	if (starpu_gemm_desc_create(&A, tc->prec, am, an, tc->tile, &dist, MPI_COMM_WORLD) ||
+	    starpu_gemm_desc_create(&B, tc->prec, bm, bn, tc->tile, &dist, MPI_COMM_WORLD) ||
+	    starpu_gemm_desc_create(&C, tc->prec, tc->M, tc->N, tc->tile, &dist, MPI_COMM_WORLD)) {
+		sgt_expect(0, "descriptor creation");
+		return INFINITY;
+	}
+	starpu_gemm_desc_fill_random(A, seed + 1);
+	starpu_gemm_desc_fill_random(B, seed + 2);
+	starpu_gemm_desc_fill_random(C, seed + 3);
+	double complex alpha_v[1], beta_v[1];
+	scalar(tc->prec, tc->alpha, alpha_v);
+	scalar(tc->prec, tc->beta, beta_v);
+	int ret = starpu_gemm_pgemm(tc->transA, tc->transB, alpha_v, A, B, beta_v, C, opts, NULL);
+	if (ret)
+		sgt_expect(0, "starpu_gemm_pgemm returned %d", ret);
+
+	size_t es = starpu_gemm_elemsize(tc->prec);
+	void *Cg = sgt_rank == 0 ? malloc((size_t)(tc->M * tc->N) * es) : NULL;
+	starpu_gemm_desc_gather(C, Cg, 0);
+	double residual = 0;
+	if (sgt_rank == 0) {
+		void *Ar = regenerate(tc->prec, seed + 1, am, an);
+		void *Br = regenerate(tc->prec, seed + 2, bm, bn);
+		void *Cr = regenerate(tc->prec, seed + 3, tc->M, tc->N);
+		sg_cblas_gemm(tc->prec, tc->transA, tc->transB, (int)tc->M, (int)tc->N, (int)tc->K,
+		              alpha_v, Ar, (int)am, Br, (int)bm, beta_v, Cr, (int)tc->M);
+		double eps = sg_precision(tc->prec)->eps;
+		double err = sgt_rel_error(tc->prec, tc->M * tc->N, Cg, Cr) * frobenius(tc->prec, tc->M * tc->N, Cr);
+		residual = err / (frobenius(tc->prec, am * an, Ar) * frobenius(tc->prec, bm * bn, Br) *
+		                  (double)tc->K * eps);
+		free(Ar);
+		free(Br);
+		free(Cr);
+		free(Cg);
+	}
+	starpu_gemm_desc_destroy(A);
+	starpu_gemm_desc_destroy(B);
+	starpu_gemm_desc_destroy(C);
+	return residual;
+}
+
+static const char *dist_name(enum starpu_gemm_dist_kind k)
+{
+	static const char *names[] = { "2d", "row", "col", "user" };
+	return names[k];
+}
+
+static void draw_case(struct gemm_case *tc, int n, int max_dim)
+{
+	const char precs[] = "sdcz", trans[] = "NTC";
+	tc->prec = precs[sgt_rand_int(0, 3)];
+	tc->transA = trans[sgt_rand_int(0, 2)];
+	tc->transB = trans[sgt_rand_int(0, 2)];
+	/* Mostly small and ragged; one case in five up to max_dim; some 1 or below the tile. */
+	int top = n % 5 == 4 ? max_dim : 160;
+	tc->M = sgt_rand_int(1, top);
+	tc->N = sgt_rand_int(1, top);
+	tc->K = sgt_rand_int(1, top);
+	int64_t big = tc->M > tc->N ? tc->M : tc->N;
+	big = big > tc->K ? big : tc->K;
+	/* At most ~12 tiles a dimension keeps each case to a couple thousand tasks. */
+	tc->tile = sgt_rand_int((int)(big + 11) / 12 > 4 ? (int)(big + 11) / 12 : 4, (int)big + 8);
+	if (n % 5 == 1)
+		tc->K = 1;
+	if (n % 5 == 2)
+		tc->M = sgt_rand_int(1, tc->tile);
+	if (n % 5 == 3)
+		tc->N = 1;
+	tc->kind = (enum starpu_gemm_dist_kind)sgt_rand_int(0, 3);
+	tc->alpha = (sgt_rand_int(5, 20) / 10.0) + I * (sgt_rand_int(-10, 10) / 10.0);
+	tc->beta = (sgt_rand_int(-20, 20) / 10.0) + I * (sgt_rand_int(-10, 10) / 10.0);
+}
+
+static void report(const struct gemm_case *tc, int P, int Q, const char *plan, double r)
+{
+	if (sgt_rank == 0)
+		sgt_expect(r <= STARPU_GEMM_CHECK_BOUND,
+		           "pgemm %c%c%c M=%lld N=%lld K=%lld t=%d grid %dx%d dist %s plan %s: residual %.3g",
+		           tc->prec, tc->transA, tc->transB, (long long)tc->M, (long long)tc->N,
+		           (long long)tc->K, tc->tile, P, Q, dist_name(tc->kind), plan, r);
+}
+
+/* Fixed grid: the issue-4 matrix of grids, with forced plans on request. */
+static void fixed_cases(int P, int Q, int ncases, int forced, uint64_t seed)
+{
+	for (int n = 0; n < ncases; n++) {
+		struct gemm_case tc;
+		draw_case(&tc, n, 160);
+		tc.prec = "sdcz"[n % 4];
+		tc.kind = (enum starpu_gemm_dist_kind)(n % 4);
+		struct starpu_gemm_opts opts;
+		starpu_gemm_opts_init(&opts);
+		report(&tc, P, Q, "auto", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+		if (!forced)
+			continue;
+		opts.b = opts.c = opts.d = 1;
+		opts.lookahead = 1;
+		report(&tc, P, Q, "b=c=d=1,l=1", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+		starpu_gemm_opts_init(&opts);
+		opts.no_throttle = 1;
+		report(&tc, P, Q, "unthrottled", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+	}
+}
+
+/* Randomized property test: grid, sizes, distribution and plan all drawn per case. */
+static void random_cases(int ncases, uint64_t seed)
+{
+	for (int n = 0; n < ncases; n++) {
+		struct gemm_case tc;
+		draw_case(&tc, n, 1500);
+		int P;
+		do
+			P = sgt_rand_int(1, sgt_size);
+		while (sgt_size % P);
+		struct starpu_gemm_opts opts;
+		starpu_gemm_opts_init(&opts);
+		char plan[64] = "auto";
+		switch (sgt_rand_int(0, 3)) {
+		case 0:
+			break;
+		case 1:
+			opts.no_throttle = 1;
+			strcpy(plan, "unthrottled");
+			break;
+		default:
+			opts.b = sgt_rand_int(1, 4);
+			opts.c = sgt_rand_int(1, 4);
+			opts.d = sgt_rand_int(1, 4);
+			opts.lookahead = sgt_rand_int(0, 3);
+			snprintf(plan, sizeof(plan), "b=%d,c=%d,d=%d,l=%d", opts.b, opts.c, opts.d,
+			         opts.lookahead);
+		}
+		report(&tc, P, sgt_size / P, plan,
+		       run_case(&tc, P, sgt_size / P, &opts, seed + 10 * (uint64_t)n));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	sgt_init(&argc, &argv);
+	uint64_t seed = sgt_seed();
+	if (argc == 3 && !strcmp(argv[1], "random")) {
+		random_cases(atoi(argv[2]), seed);
+	} else if (argc >= 4) {
+		fixed_cases(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]),
+		            argc > 4 && !strcmp(argv[4], "forced"), seed);
+	} else {
+		if (sgt_rank == 0)
+			fprintf(stderr, "usage: test_pgemm P Q NCASES [forced] | test_pgemm random NCASES\n");
+		sgt_finish();
+		return 2;
+	}
+	return sgt_finish();
+}
