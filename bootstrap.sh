@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The front door. On a fresh machine:
 #   ./bootstrap.sh run  [driver options]   set up, build, run a small DGEMM on 2 ranks with --check
-#   ./bootstrap.sh check                   set up, build, run the test suite (make check)
+#   ./bootstrap.sh check                   set up, build, run the test suite (make check), then
+#                                          again under ASan+UBSan in ./build-sanitize
 #   ./bootstrap.sh build                   set up and build only
 # Setup installs missing Debian packages, builds StarPU 1.4.10 once into ~/.cache/starpu-gemm
 # (reused afterwards), and builds this project in ./build.
@@ -45,14 +46,31 @@ case $action in
     "${cmd[@]}"
     ;;
   check)
+    # One closing line any CI reader understands, from automake's own summary.
+    summary() {
+      local log=test-suite.log pass fail xpass err skip
+      pass=$(sed -n 's/^# PASS: *//p' "$log" | head -1); fail=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
+      xpass=$(sed -n 's/^# XPASS: *//p' "$log" | head -1); err=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
+      skip=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
+      echo "$1: ${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+    }
     status=0
     make check ${TESTS:+TESTS="$TESTS"} || status=$?
-    # One closing line any CI reader understands, from automake's own summary.
-    log=test-suite.log
-    pass=$(sed -n 's/^# PASS: *//p' "$log" | head -1); fail=$(sed -n 's/^# FAIL: *//p' "$log" | head -1)
-    xpass=$(sed -n 's/^# XPASS: *//p' "$log" | head -1); err=$(sed -n 's/^# ERROR: *//p' "$log" | head -1)
-    skip=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
-    echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
+    lines=$(summary tests)
+    # The CPU tests again with AddressSanitizer, LeakSanitizer and UBSan on our code, in a tree
+    # of their own (StarPU and Open MPI are not instrumented). SANITIZE=0 skips this.
+    if [ "${SANITIZE:-1}" != 0 ]; then
+      mkdir -p "$top/build-sanitize"
+      cd "$top/build-sanitize"
+      if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
+        ../configure --quiet --enable-sanitizers ${STARPU_GEMM_CONFIGURE_FLAGS:-}
+      fi
+      make -j"$(nproc)" >/dev/null || make
+      make check ${TESTS:+TESTS="$TESTS"} || status=$?
+      lines="$lines
+$(summary "sanitizer tests (build-sanitize)")"
+    fi
+    echo "$lines"
     exit $status
     ;;
 esac

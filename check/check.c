@@ -141,6 +141,10 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
 	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) * (double)ck.K * ck.p->eps;
 	double local = denominator > 0 ? sqrt(ck.diff2) / denominator
 	                               : (ck.diff2 > 0 ? INFINITY : 0);
+	/* A NaN here (a NaN in the reference, or in the norms) must fail, and MPI_MAX may drop
+	 * a NaN (every comparison with it is false): make it +Inf before reducing. */
+	if (isnan(local) || isnan(denominator))
+		local = INFINITY;
 	SG_MPI_FATAL(MPI_Allreduce(&local, residual, 1, MPI_DOUBLE, MPI_MAX, C->comm));
 	return 0;
 }

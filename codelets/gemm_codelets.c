@@ -6,6 +6,7 @@
 #include <string.h>
 #include <starpu_gemm.h>
 #ifdef STARPU_USE_CUDA
+#include <cuda_runtime_api.h>
 #include <starpu_cublas_v2.h>
 #endif
 #include "common/blas.h"
@@ -29,7 +30,24 @@ struct gemm_call {
 	const void *A, *B;
 	void *C;
 	int lda, ldb, ldc;
+	void **buffers;       /* the task's A, B, C: named in error messages */
 };
+
+/* "C tile (3,1) 512x512", from the coordinates starpu_gemm_desc_create gives every tile;
+ * a tile the user registered without coordinates is named by its address instead. */
+static int describe_tile(char *buf, size_t len, const char *name, void *buffers[], int b)
+{
+	struct starpu_task *task = starpu_task_get_current();
+	starpu_data_handle_t handle = task && (int)STARPU_TASK_GET_NBUFFERS(task) > b
+	                              ? STARPU_TASK_GET_HANDLE(task, b) : NULL;
+	int coords[2];
+	int rows = (int)STARPU_MATRIX_GET_NX(buffers[b]), cols = (int)STARPU_MATRIX_GET_NY(buffers[b]);
+	if (handle && starpu_data_get_coordinates_array(handle, 2, coords) == 2)
+		return snprintf(buf, len, "%s tile (%d,%d) %dx%d", name, coords[0], coords[1], rows,
+		                cols);
+	return snprintf(buf, len, "%s tile at %p %dx%d", name,
+	                (void *)STARPU_MATRIX_GET_PTR(buffers[b]), rows, cols);
+}
 
 static void call_failed_at(const char *file, int line, const struct gemm_call *call,
                            const char *what, const char *message)
@@ -37,13 +55,21 @@ static void call_failed_at(const char *file, int line, const struct gemm_call *c
 	/* Name the worker and the tile: a failure on one GPU of one rank of many must be
 	 * traceable to where it happened. */
 	int worker = starpu_worker_get_id();
-	char name[64] = "no worker", context[256];
+	char name[64] = "no worker", context[512];
 	if (worker >= 0)
 		starpu_worker_get_name(worker, name, sizeof(name));
-	snprintf(context, sizeof(context),
-	         "%cgemm on worker %d (%s): C tile %d x %d, k = %d, op(A) %c, op(B) %c",
-	         call->p->letter, worker, name, call->m, call->n, call->k, call->transA,
-	         call->transB);
+	int n = snprintf(context, sizeof(context),
+	                 "%cgemm on worker %d (%s): m %d n %d k %d, op(A) %c, op(B) %c",
+	                 call->p->letter, worker, name, call->m, call->n, call->k, call->transA,
+	                 call->transB);
+	static const char *const names[3] = { "C", "A", "B" };
+	for (int b = 0; call->buffers && b < 3 && n > 0 && (size_t)n < sizeof(context); b++) {
+		int buffer = b == 0 ? 2 : b - 1;  /* C first: the tile being computed */
+		n += snprintf(context + n, sizeof(context) - (size_t)n, ", ");
+		if ((size_t)n < sizeof(context))
+			n += describe_tile(context + n, sizeof(context) - (size_t)n, names[b], call->buffers,
+			                   buffer);
+	}
 	sg_fatal(file, line, what, message, context);
 }
 #define call_failed(call, what, message) call_failed_at(__FILE__, __LINE__, call, what, message)
@@ -94,6 +120,7 @@ static void unpack_args(struct starpu_task *task, const struct sg_precision *p, 
 static void unpack_call(struct gemm_call *call, char prec, void *buffers[])
 {
 	call->p = sg_precision(prec);
+	call->buffers = buffers;
 	unpack_args(starpu_task_get_current(), call->p, &call->transA, &call->transB, &call->alpha,
 	            &call->beta);
 	/* Column-major: a matrix interface's nx is the number of rows. */

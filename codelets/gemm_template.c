@@ -28,6 +28,9 @@ static void SG_ID(cuda_gemm_)(void *buffers[], void *cl_arg)
 {
 	struct gemm_call call;
 	unpack_call(&call, SG_LETTER, buffers);
+	/* Clear an error left by an earlier runtime call of this thread (StarPU ignores some,
+	 * e.g. peer access already enabled): only the launch below is ours to report. */
+	(void)cudaGetLastError();
 	cublasStatus_t status = SG_CUBLAS_GEMM(starpu_cublas_get_local_handle(),
 		cublas_op(call.transA), cublas_op(call.transB), call.m, call.n, call.k,
 		(const SG_CUDA_TYPE *)&call.alpha, (const SG_CUDA_TYPE *)call.A, call.lda,
@@ -35,6 +38,12 @@ static void SG_ID(cuda_gemm_)(void *buffers[], void *cl_arg)
 		(SG_CUDA_TYPE *)call.C, call.ldc);
 	if (status != CUBLAS_STATUS_SUCCESS)
 		call_failed(&call, "cuBLAS gemm", cublasGetStatusString(status));
+	/* A kernel that could not be launched. A fault during its run surfaces when StarPU
+	 * synchronises the stream: StarPU reports it and aborts the process, which ends the
+	 * job like any dead rank (tests/kill_rank.sh). */
+	cudaError_t launch = cudaGetLastError();
+	if (launch != cudaSuccess)
+		call_failed(&call, "CUDA kernel launch", cudaGetErrorString(launch));
 }
 #endif
 

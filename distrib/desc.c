@@ -184,6 +184,8 @@ int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m
 			int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
 			starpu_matrix_data_register(&d->handles[t], home, (uintptr_t)d->tiles[t], rows,
 			                            rows, cols, d->p->elemsize);
+			/* So that a failing task can name its tiles (codelets/) and traces show them. */
+			starpu_data_set_coordinates(d->handles[t], 2, i, j);
 			starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t, d->owners[t], comm);
 		}
 	}

@@ -2,7 +2,8 @@
 # Install the Debian packages the project builds against; a no-op when all are present.
 set -euo pipefail
 packages=(build-essential libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev pkg-config
-          autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl)
+          autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl
+          valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

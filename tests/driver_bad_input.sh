@@ -67,7 +67,7 @@ bad "-b/--block-rows: 0 must be positive" -b 0
 bad "-c/--block-cols: -2 must be positive" -c -2
 bad "-d/--chunk: 0 must be positive" -d 0
 # Scalars and iteration counts.
-bad "--alpha: 'foo' is not a finite number" --alpha foo
+bad "--alpha: 'foo' is not a number" --alpha foo
 bad "--beta: an imaginary part needs a complex precision" --beta 1,2 --prec d
 bad "--alpha: 1e+300 overflows the precision s" --alpha 1e300 --prec s
 bad "--niter: 0 must be positive" --niter 0

@@ -3,6 +3,7 @@
  *   - the full and the sampled check pass (residual <= STARPU_GEMM_CHECK_BOUND);
  *   - one entry off by 1 fails the full check; every entry off fails the sampled one;
  *   - a NaN (and a later Inf) makes the residual +Inf and names the NaN's row and column;
+ *   - a NaN in the reference alone (alpha = NaN) makes the residual +Inf, never NaN;
  *   - non-conforming arguments give -EINVAL on every rank.
  * Every precision, transposes N/T/C, complex alpha/beta, random grids, distributions and
  * ragged shapes; one case with a deep k cuts the reference in several panels.
@@ -171,6 +172,17 @@ static void run_case(const struct check_case *cs)
 	r = run_check(cs, A, B, C, samples, &row, &col);
 	sgt_expect(r >= 0 && r <= bound && row == -1, "sampled check (%lld) of the exact product "
 	           "passes: residual %.3g", (long long)samples, r);
+
+	/* A NaN in the reference only (alpha = NaN against the finite C): a NaN residual would
+	 * pass any test written as "residual > bound", and MPI_MAX may drop it; it must come
+	 * back as +Inf on every rank. */
+	struct check_case nan_alpha = *cs;
+	nan_alpha.alpha = NAN;
+	for (int mode = 0; mode < 2; mode++) {
+		r = run_check(&nan_alpha, A, B, C, mode ? samples : 0, &row, &col);
+		sgt_expect(isinf(r) && r > 0, "%s check against a NaN reference (alpha = NaN) fails: "
+		           "residual %g", mode ? "sampled" : "full", r);
+	}
 
 	/* Entries are O(sqrt(K)): 1 is far beyond rounding for every precision at these sizes. */
 	int64_t pr = sgt_rand_int(0, (int)cs->M - 1), pc = sgt_rand_int(0, (int)cs->N - 1);

@@ -139,17 +139,29 @@ static void draw_case(struct gemm_case *tc, int n, int max_dim)
 	if (n % 5 == 3)
 		tc->N = 1;
 	tc->kind = (enum starpu_gemm_dist_kind)sgt_rand_int(0, 3);
-	tc->alpha = (sgt_rand_int(5, 20) / 10.0) + I * (sgt_rand_int(-10, 10) / 10.0);
-	tc->beta = (sgt_rand_int(-20, 20) / 10.0) + I * (sgt_rand_int(-10, 10) / 10.0);
+	/* Any sign; 0 and 1 often, since BLAS treats them specially (beta = 0: C0 is not read). */
+	double complex special[2] = { 0, 1 };
+	int pick = sgt_rand_int(0, 7);
+	tc->alpha = pick < 2 ? special[pick] : (sgt_rand_int(-20, 20) / 10.0) +
+	                                       I * (sgt_rand_int(-10, 10) / 10.0);
+	pick = sgt_rand_int(0, 7);
+	tc->beta = pick < 2 ? special[pick] : (sgt_rand_int(-20, 20) / 10.0) +
+	                                      I * (sgt_rand_int(-10, 10) / 10.0);
+	if (!sg_precision(tc->prec)->is_complex) {
+		tc->alpha = creal(tc->alpha);
+		tc->beta = creal(tc->beta);
+	}
 }
 
 static void report(const struct gemm_case *tc, int P, int Q, const char *plan, double r)
 {
 	if (sgt_rank == 0)
 		sgt_expect(r <= STARPU_GEMM_CHECK_BOUND,
-		           "pgemm %c%c%c M=%lld N=%lld K=%lld t=%d grid %dx%d dist %s plan %s: residual %.3g",
+		           "pgemm %c%c%c M=%lld N=%lld K=%lld t=%d grid %dx%d dist %s plan %s "
+		           "alpha %g%+gi beta %g%+gi: residual %.3g",
 		           tc->prec, tc->transA, tc->transB, (long long)tc->M, (long long)tc->N,
-		           (long long)tc->K, tc->tile, P, Q, dist_name(tc->kind), plan, r);
+		           (long long)tc->K, tc->tile, P, Q, dist_name(tc->kind), plan,
+		           creal(tc->alpha), cimag(tc->alpha), creal(tc->beta), cimag(tc->beta), r);
 }
 
 /* Fixed grid: the issue-4 matrix of grids, with forced plans on request. */
@@ -159,6 +171,10 @@ static void fixed_cases(int P, int Q, int ncases, int forced, uint64_t seed)
 		struct gemm_case tc;
 		draw_case(&tc, n, 160);
 		tc.prec = "sdcz"[n % 4];
+		if (!sg_precision(tc.prec)->is_complex) {
+			tc.alpha = creal(tc.alpha);
+			tc.beta = creal(tc.beta);
+		}
 		tc.kind = (enum starpu_gemm_dist_kind)(n % 4);
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
