@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,4 +113,22 @@ void bench_print_result(const char *name, int64_t n, double flops, double median
 	printf("RESULT name=%s n=%lld gflops=%.3f time_s=%.6f%s%s\n", name, (long long)n,
 	       flops / median_s / 1e9, median_s, extra && *extra ? " " : "", extra ? extra : "");
 	fflush(stdout);
+}
+
+int bench_run_option(const char *program, int opt, const char *arg, struct bench_run *run)
+{
+	switch (opt) {
+	case 'n': run->n = bench_int_option(program, "-n", arg, 1, 1 << 20); return 1;
+	case BENCH_OPT_NITER: run->niter = (int)bench_int_option(program, "--niter", arg, 1, 1000); return 1;
+	case BENCH_OPT_WARMUP: run->warmup = (int)bench_int_option(program, "--warmup", arg, 0, 1000); return 1;
+	default: return 0;
+	}
+}
+
+void bench_no_operands(const char *program, int argc, char **argv)
+{
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", program, argv[optind]);
+		exit(2);
+	}
 }

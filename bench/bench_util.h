@@ -5,6 +5,7 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,27 @@ int bench_parse_int(const char *text, long long lo, long long hi, long long *val
 /* text as an integer in [lo, hi], or exit(2) with a sentence naming option and program. */
 long long bench_int_option(const char *program, const char *option, const char *text,
                            long long lo, long long hi);
+
+/* The options every peer takes, parsed in one place: -n/-N, --niter, --warmup (and --help,
+ * which each peer answers with its own usage). Put BENCH_RUN_LONGOPTS in the peer's
+ * struct option table and "n:N:h" in its short options. */
+struct bench_run {
+	long long n;
+	int niter, warmup;
+};
+enum { BENCH_OPT_NITER = 1000, BENCH_OPT_WARMUP };
+#define BENCH_RUN_LONGOPTS                                                                  \
+	{ "n", required_argument, NULL, 'n' }, { "N", required_argument, NULL, 'n' },       \
+	{ "niter", required_argument, NULL, BENCH_OPT_NITER },                              \
+	{ "warmup", required_argument, NULL, BENCH_OPT_WARMUP },                            \
+	{ "help", no_argument, NULL, 'h' }
+
+/* 1 when getopt's opt is one of BENCH_RUN_LONGOPTS' (stored in run; a bad value exits 2 with
+ * a sentence), else 0. */
+int bench_run_option(const char *program, int opt, const char *arg, struct bench_run *run);
+
+/* After getopt: exit 2 with a sentence when operands follow the options. */
+void bench_no_operands(const char *program, int argc, char **argv);
 
 /* Print the RESULT line for a median time of flops operations; extra ("key=value ...", may
  * be NULL) is appended as it is. */

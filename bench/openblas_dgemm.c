@@ -17,29 +17,18 @@ static void usage(FILE *out, const char *program)
 
 int main(int argc, char **argv)
 {
-	long long n = 4096;
-	int niter = 3, warmup = 1;
-	enum { OPT_NITER = 256, OPT_WARMUP };
-	static const struct option longopts[] = {
-		{ "n", required_argument, NULL, 'n' }, { "N", required_argument, NULL, 'n' },
-		{ "niter", required_argument, NULL, OPT_NITER },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
-	};
+	struct bench_run run = { .n = 4096, .niter = 3, .warmup = 1 };
+	static const struct option longopts[] = { BENCH_RUN_LONGOPTS, { NULL, 0, NULL, 0 } };
 	int opt;
 	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n': n = bench_int_option(argv[0], "-n", optarg, 1, 1 << 20); break;
-		case OPT_NITER: niter = (int)bench_int_option(argv[0], "--niter", optarg, 1, 1000); break;
-		case OPT_WARMUP: warmup = (int)bench_int_option(argv[0], "--warmup", optarg, 0, 1000); break;
-		case 'h': usage(stdout, argv[0]); return 0;
-		default: usage(stderr, argv[0]); return 2;
-		}
+		if (bench_run_option(argv[0], opt, optarg, &run))
+			continue;
+		usage(opt == 'h' ? stdout : stderr, argv[0]);
+		return opt == 'h' ? 0 : 2;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return 2;
-	}
+	bench_no_operands(argv[0], argc, argv);
+	long long n = run.n;
+	int niter = run.niter, warmup = run.warmup;
 
 	size_t count = (size_t)n * (size_t)n;
 	double *A = malloc(count * sizeof(double)), *B = malloc(count * sizeof(double)),
