@@ -101,38 +101,29 @@ static void measure_gpus(int gpus, const int *blocks, int nblocks, int niter, in
 
 int main(int argc, char **argv)
 {
-	long long n = 16384;
-	int niter = 3, warmup = 1;
+	struct bench_run run = { .n = 16384, .niter = 3, .warmup = 1 };
 	int gpu_counts[MAX_LIST] = { 1 }, ngpu_counts = 1, blocks[MAX_LIST] = { 4096 }, nblocks = 1;
-	enum { OPT_GPUS = 256, OPT_BLOCK, OPT_NITER, OPT_WARMUP };
+	enum { OPT_GPUS = 256, OPT_BLOCK };
 	static const struct option longopts[] = {
-		{ "n", required_argument, NULL, 'n' }, { "N", required_argument, NULL, 'n' },
-		{ "gpus", required_argument, NULL, OPT_GPUS },
-		{ "block", required_argument, NULL, OPT_BLOCK },
-		{ "niter", required_argument, NULL, OPT_NITER },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		BENCH_RUN_LONGOPTS, { "gpus", required_argument, NULL, OPT_GPUS },
+		{ "block", required_argument, NULL, OPT_BLOCK }, { NULL, 0, NULL, 0 }
 	};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n': n = bench_int_option(argv[0], "-n", optarg, 1, 1 << 20); break;
-		case OPT_GPUS:
+		if (bench_run_option(argv[0], opt, optarg, &run))
+			continue;
+		if (opt == OPT_GPUS)
 			ngpu_counts = parse_list(argv[0], "--gpus", optarg, 1, MAX_GPUS, gpu_counts);
-			break;
-		case OPT_BLOCK:
+		else if (opt == OPT_BLOCK)
 			nblocks = parse_list(argv[0], "--block", optarg, 1, 1 << 20, blocks);
-			break;
-		case OPT_NITER: niter = (int)bench_int_option(argv[0], "--niter", optarg, 1, 1000); break;
-		case OPT_WARMUP: warmup = (int)bench_int_option(argv[0], "--warmup", optarg, 0, 1000); break;
-		case 'h': usage(stdout, argv[0]); return 0;
-		default: usage(stderr, argv[0]); return 2;
+		else {
+			usage(opt == 'h' ? stdout : stderr, argv[0]);
+			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return 2;
-	}
+	bench_no_operands(argv[0], argc, argv);
+	long long n = run.n;
+	int niter = run.niter, warmup = run.warmup;
 	int ndevices = 0;
 	BENCH_CUDA_CHECK(cudaGetDeviceCount(&ndevices));
 	for (int g = 0; g < ngpu_counts; g++) {

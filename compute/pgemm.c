@@ -124,8 +124,11 @@ static void walk_algorithm3(struct pgemm *g)
 	const int rows = pl->b * g->pb.P, cols = pl->c * g->pb.Q; /* a block spans bP x cQ tiles */
 	int64_t chunk = 0;
 	/* Algorithm 3: for y < Y, for x < X (block (x,y) of C), for z < Z (chunk (x,y,z)),
-	 * for k in the chunk's d steps, every C(i,j) of the block gets GEMM(i,j,k). The window
-	 * keeps at most lookahead+1 chunks in flight. */
+	 * every C(i,j) of the block gets GEMM(i,j,k) for the chunk's d steps k. The window keeps
+	 * at most lookahead+1 chunks in flight. Inside a chunk (whose A and B tiles are all
+	 * resident anyway) the k loop is innermost: a C tile's updates run back to back, so in
+	 * a block's last chunk C tiles finish one after another and go home while the rest
+	 * computes, instead of all at the end (measured: bench/notes-gpu.md). */
 	for (int y = 0; y < pl->Y; y++) {
 		int j0 = y * cols, j1 = sg_min(j0 + cols, g->pb.Nt);
 		for (int x = 0; x < pl->X; x++) {
@@ -134,9 +137,9 @@ static void walk_algorithm3(struct pgemm *g)
 				int k0 = z * pl->d, k1 = sg_min(k0 + pl->d, g->pb.Kt);
 				void *ref = pl->throttled ? sg_window_begin_chunk(g->window, chunk)
 				                          : sg_window_begin_chunk(g->window, 0);
-				for (int k = k0; k < k1; k++)
-					for (int i = i0; i < i1; i++)
-						for (int j = j0; j < j1; j++)
+				for (int i = i0; i < i1; i++)
+					for (int j = j0; j < j1; j++)
+						for (int k = k0; k < k1; k++)
 							submit_gemm(g, i, j, k, ref);
 				if (pl->throttled)
 					flush_chunk_inputs(g, i0, i1, j0, j1, k0, k1);

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "compute/problem.h"
+#include "common/hostmem.h"
 #include "common/precision.h"
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
@@ -83,31 +83,17 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 	return 0;
 }
 
-/* Host memory this rank may use: StarPU's limit if one is set, else the node's available
- * memory shared by the ranks on the node. */
+/* Host memory this rank may use: STARPU_LIMIT_CPU_MEM if set, else the node's available
+ * memory shared by the ranks on the node. Not starpu_memory_get_total(STARPU_MAIN_RAM): on a
+ * 256 GB GPU node it reported 13 GB, far below what the rank could use. */
 static size_t host_memory(MPI_Comm comm)
 {
-	starpu_ssize_t limit = starpu_memory_get_total(STARPU_MAIN_RAM);
-	if (limit > 0)
-		return (size_t)limit;
 	MPI_Comm node;
 	int ranks_on_node = 1;
 	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	MPI_Comm_size(node, &ranks_on_node);
 	MPI_Comm_free(&node);
-	size_t avail = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (f) {
-		char line[256];
-		unsigned long long kb;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-				avail = (size_t)kb * 1024;
-		fclose(f);
-	}
-	if (!avail)
-		avail = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-	return avail / (size_t)ranks_on_node;
+	return (size_t)sg_host_memory(ranks_on_node, NULL);
 }
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
@@ -152,6 +138,56 @@ static int largest_d(double mem_tiles, double b, double c_per_gpu, double window
 		return 0;
 	double d = room / per_d;
 	return d >= Kt ? Kt : (int)d;
+}
+
+/* b x c, the C block in tiles of this rank: the largest whose tiles cover area (GPU tiles
+ * over all GPUs), square if possible and cut into even blocks; with no GPU (area 0) all of the
+ * rank's C, which sits in host memory anyway. Values the caller forced are kept. */
+static void choose_block(const struct starpu_gemm_opts *opts, double area, int Mtl, int Ntl,
+                         int *bp, int *cp)
+{
+	int b = opts->b, c = opts->c;
+	if (!b || !c) {
+		if (area > 0) {
+			int side = 1;
+			while ((double)(side + 1) * (side + 1) <= area)
+				side++;
+			if (!b && !c) {
+				b = sg_min(side, Mtl);
+				c = sg_max(sg_min((int)(area / b), Ntl), 1);
+				b = sg_min((int)(area / c), Mtl);
+			} else if (!b) {
+				b = sg_min((int)(area / c), Mtl);
+			} else {
+				c = sg_min((int)(area / b), Ntl);
+			}
+			b = sg_max(b, 1);
+			c = sg_max(c, 1);
+			/* Even blocks: X blocks of equal height beat X-1 full ones and a sliver. */
+			if (!opts->b)
+				b = sg_ceil_div(Mtl, sg_ceil_div(Mtl, b));
+			if (!opts->c)
+				c = sg_ceil_div(Ntl, sg_ceil_div(Ntl, c));
+		} else {
+			if (!b)
+				b = Mtl;
+			if (!c)
+				c = Ntl;
+		}
+	}
+	*bp = sg_min(b, Mtl);
+	*cp = sg_min(c, Ntl);
+}
+
+/* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, and
+ * beside the C block in each GPU, b*c/G + (l+1)(b + c/G)d. 0 when not even d=1 fits. */
+static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G, double window,
+                       int Kt)
+{
+	int d = largest_d(host_tiles, 0, (double)(b + c), window, Kt);
+	if (gpu_tiles > 0)
+		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, window, Kt));
+	return d;
 }
 
 int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
@@ -201,68 +237,32 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 	double gpu_tiles = plan->G > 0 && plan->gpu_mem ? plan->gpu_mem / tile_bytes : 0;
 	double host_tiles = plan->host_mem / tile_bytes / 2;
 
-	int b = opts.b, c = opts.c;
-	if (!b || !c) {
-		if (gpu_tiles > 0) {
-			/* Largest C block whose b*c/G tiles fill about 3/4 of a GPU, square if possible. */
-			double area = 0.75 * gpu_tiles * G;
-			int side = 1;
-			while ((double)(side + 1) * (side + 1) <= area)
-				side++;
-			if (!b && !c) {
-				b = sg_min(side, Mtl);
-				c = sg_min((int)(area / b), Ntl);
-				if (c < 1)
-					c = 1;
-				b = sg_min((int)(area / c), Mtl);
-			} else if (!b) {
-				b = sg_min((int)(area / c), Mtl);
-			} else {
-				c = sg_min((int)(area / b), Ntl);
-			}
-			if (b < 1)
-				b = 1;
-			if (c < 1)
-				c = 1;
-			/* Even blocks: X blocks of equal height beat X-1 full ones and a sliver. */
-			if (!opts.b)
-				b = sg_ceil_div(Mtl, sg_ceil_div(Mtl, b));
-			if (!opts.c)
-				c = sg_ceil_div(Ntl, sg_ceil_div(Ntl, c));
-		} else {
-			/* CPU workers: C is in host memory already; one block is all of it. */
-			if (!b)
-				b = Mtl;
-			if (!c)
-				c = Ntl;
-		}
+	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
+	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
+	int b, c, d;
+	for (double fill = 0.75;; fill /= 2) {
+		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G : 0, Mtl, Ntl, &b, &c);
+		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
+		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
+		plan->lookahead = opts.lookahead >= 0 ? opts.lookahead
+		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
+		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G,
+		                                  plan->lookahead + 1.0, pb.Kt);
+		int forced = opts.b && opts.c;
+		if (d >= 1 || forced || (b == 1 && c == 1))
+			break;
 	}
-	b = sg_min(b, Mtl);
-	c = sg_min(c, Ntl);
+	if (d < 1) {
+		fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
+		        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
+		        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
+		        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
+		return -ENOMEM;
+	}
 	plan->b = b;
 	plan->c = c;
-	plan->X = sg_ceil_div(pb.Mt, b * pb.P);
-	plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
-	plan->lookahead = opts.lookahead >= 0 ? opts.lookahead : (plan->X * plan->Y == 1 ? 1 : 2);
 	double window = plan->lookahead + 1;
 	double c_per_gpu = (double)c / G;
-
-	int d = opts.d;
-	if (!d) {
-		/* Host: the remote A and B tiles of the chunks in flight, (l+1)(b+c)d. */
-		d = largest_d(host_tiles, 0, (double)(b + c), window, pb.Kt);
-		if (gpu_tiles > 0) {
-			int d_gpu = largest_d(gpu_tiles, b, c_per_gpu, window, pb.Kt);
-			d = sg_min(d, d_gpu);
-		}
-		if (d < 1) {
-			fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
-			        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
-			        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
-			        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
-			return -ENOMEM;
-		}
-	}
 	plan->d = sg_min(d, pb.Kt);
 	plan->Z = sg_ceil_div(pb.Kt, plan->d);
 
@@ -294,8 +294,12 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
 	fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
 	        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
-	fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
-	        pl->tiles_per_gpu, pl->remote_tiles_per_rank);
+	if (pl->G > 0)
+		fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
+		        pl->tiles_per_gpu, pl->remote_tiles_per_rank);
+	else
+		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
+		        pl->remote_tiles_per_rank);
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
 }

@@ -28,6 +28,7 @@ static inline void sg_op_tile(char trans, int i, int k, int *row, int *col)
 }
 
 static inline int sg_min(int a, int b) { return a < b ? a : b; }
+static inline int sg_max(int a, int b) { return a > b ? a : b; }
 static inline int sg_ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 #endif

@@ -1,0 +1,35 @@
+#include "common/hostmem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static double meminfo_available(const char **source)
+{
+	FILE *meminfo = fopen("/proc/meminfo", "r");
+	if (meminfo) {
+		char line[256];
+		unsigned long long kib;
+		while (fgets(line, sizeof(line), meminfo)) {
+			if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+				fclose(meminfo);
+				*source = "MemAvailable";
+				return (double)kib * 1024.0;
+			}
+		}
+		fclose(meminfo);
+	}
+	*source = "free physical pages";
+	return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
+double sg_host_memory(int ranks_on_node, const char **source)
+{
+	const char *unused, **src = source ? source : &unused;
+	const char *limit = getenv("STARPU_LIMIT_CPU_MEM");
+	if (limit && atof(limit) > 0) {
+		*src = "STARPU_LIMIT_CPU_MEM";
+		return atof(limit) * 1024.0 * 1024.0;
+	}
+	return meminfo_available(src) / (ranks_on_node > 0 ? ranks_on_node : 1);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# GPU tests (CUDA workers, cuBLAS). They need a GPU: on a machine without one (CI) this test
+# SKIPs and says so. On a GPU node run it from a build tree (make check TESTS=tests/gpu.sh) or
+# from the bundle (top_srcdir=B/starpu-gemm top_builddir=B/starpu-gemm/build tests/gpu.sh).
+#  1 codelets on cuBLAS: every precision x (transA, transB) x ragged shapes, GPU only
+#  2 the same under compute-sanitizer memcheck (when it is installed; GPU_SANITIZER=0 skips)
+#  3 distributed GEMM: 1 rank on every GPU, then one rank per GPU (grids 1xG and Gx1)
+#  4 GPU memory pressure: STARPU_LIMIT_CUDA_MEM=512 (MiB), tile 1024, several precisions
+set -u
+: "${top_srcdir:?}" "${top_builddir:?}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -eq 0 ]; then
+  echo "SKIP GPU tests: no NVIDIA GPU on $(hostname) (nvidia-smi lists none); run them on a GPU node"
+  exit 77
+fi
+export SG_TEST_REQUIRE_GPU=1 SG_TEST_TIMEOUT=${SG_TEST_TIMEOUT:-300}
+run="$top_srcdir/tests/mpirun.sh"
+per_rank="$top_srcdir/scripts/gpu-per-rank.sh"
+bin=$top_builddir/tests
+driver=$top_builddir/drivers/starpu_gemm
+failures=0
+step() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "== $name"
+  if "$@"; then echo "PASS $name ($((SECONDS - t0)) s)"
+  else echo "FAIL $name (exit $?, $((SECONDS - t0)) s)"; failures=$((failures + 1)); fi
+}
+echo "# $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+
+STARPU_NCUDA=1 STARPU_NCPU=0 step "codelets on cuBLAS" "$run" 1 "$bin/test_codelets" 4
+if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
+  STARPU_NCUDA=1 STARPU_NCPU=0 step "codelets under compute-sanitizer memcheck" \
+    "$run" 1 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    "$bin/test_codelets" 1
+else
+  echo "SKIP compute-sanitizer: not installed or GPU_SANITIZER=0"
+fi
+STARPU_NCUDA=$gpus STARPU_NCPU=0 step "pgemm, 1 rank x $gpus GPU(s), forced plans" \
+  "$run" 1 "$bin/test_pgemm" 1 1 8 forced
+# One rank per GPU, at least 2 ranks so StarPU-MPI moves tiles between GPUs of different
+# ranks (on a 1-GPU node both ranks share it).
+ranks=$(( gpus < 2 ? 2 : gpus ))
+STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid 1x$ranks" \
+  "$run" "$ranks" "$per_rank" "$bin/test_pgemm" 1 "$ranks" 6
+STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid ${ranks}x1, forced plans" \
+  "$run" "$ranks" "$per_rank" "$bin/test_pgemm" "$ranks" 1 6 forced
+STARPU_NCUDA=$gpus STARPU_NCPU=0 step "pgemm random cases, 1 rank x $gpus GPU(s)" \
+  "$run" 1 "$bin/test_pgemm" random 20
+for prec in d z s; do
+  STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
+    step "memory pressure: ${prec}gemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
+    "$run" 1 "$driver" --prec "$prec" -M 8192 -N 8192 -K 8192 -t 1024 --niter 1 --warmup 0 \
+    --check --quiet
+done
+if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
+  STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
+    step "memory pressure under compute-sanitizer memcheck: dgemm n=4096 t=1024" \
+    "$run" 1 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    "$driver" -M 4096 -N 4096 -K 4096 -t 1024 --niter 1 --warmup 0 --check --quiet
+fi
+echo "# GPU tests: $failures failure(s)"
+[ "$failures" -eq 0 ]
