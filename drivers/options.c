@@ -29,13 +29,14 @@ static const struct option_doc docs[] = {
 	{ "M", 'M', "INT", "rows of op(A) and C (default 1024)" },
 	{ "N", 'N', "INT", "columns of op(B) and C (default 1024)" },
 	{ "K", 'K', "INT", "columns of op(A), rows of op(B) (default 1024)" },
-	{ "tile", 't', "INT", "tile size (default 2048 with CUDA workers, else 512)" },
+	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 32768, else 2048; CPU only: 512)" },
 	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
 	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
 	{ "prec", OPT_PREC, "s|d|c|z", "precision (default d)" },
 	{ "transA", OPT_TRANSA, "N|T|C", "op(A): none, transpose, conjugate transpose (default N)" },
 	{ "transB", OPT_TRANSB, "N|T|C", "op(B) (default N)" },
-	{ "alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z (default 1)" },
+	{ "alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z; nan or inf gives a "
+	                                 "non-finite C, which --check must report (default 1)" },
 	{ "beta", OPT_BETA, "RE[,IM]", "beta; IM only for c and z (default 1)" },
 	{ "dist", OPT_DIST, "2d|row|col", "ownership: 2D block-cyclic, 1D cyclic by tile rows or "
 	                                  "columns (default 2d)" },
@@ -77,14 +78,20 @@ void sg_options_usage(FILE *out, const char *program)
 	}
 	fprintf(out, "\nCSV columns: %s\n  (ncuda and ncpu: workers over all ranks; residual -1: "
 	        "not checked)\n", SG_REPORT_CSV_HEADER);
-	fprintf(out, "Environment: STARPU_NCPU, STARPU_NCUDA (workers per rank), STARPU_SCHED "
-	        "(scheduler, default lws).\nExit status: 0 ok, 1 check failed or run error, "
-	        "2 invalid input.\n");
+	fprintf(out, "Environment (StarPU's, each overriding the driver's default):\n"
+	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
+	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
+	        "  STARPU_NCPU      CPU workers per rank: 0 beside GPUs; without GPUs every core of "
+	        "a rank\n                   that is alone or bound to one core, else StarPU's "
+	        "choice\n"
+	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
+	        "per rank\n"
+	        "Ranks sharing a node unbound (mpirun --bind-to none) get a slice of its cores each "
+	        "when they\nuse GPUs. Exit status: 0 ok, 1 check failed or run error, 2 invalid "
+	        "input.\n");
 }
 
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_error(char *err, size_t errlen, const char *fmt, ...)
+void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -116,24 +123,25 @@ static int parse_int(int code, const char *text, int64_t lo, int64_t hi, int64_t
 	errno = 0;
 	long long v = strtoll(text, &end, 10);
 	if (end == text || *end != '\0') {
-		set_error(err, errlen, "%s: '%s' is not an integer", option_label(code), text);
+		sg_driver_error(err, errlen, "%s: '%s' is not an integer", option_label(code), text);
 		return -1;
 	}
 	if (errno == ERANGE || v > hi) {
-		set_error(err, errlen, "%s: %s is too large (at most %lld)", option_label(code), text,
+		sg_driver_error(err, errlen, "%s: %s is too large (at most %lld)", option_label(code), text,
 		          (long long)hi);
 		return -1;
 	}
 	if (v < lo) {
 		const char *what = lo == 1 ? "positive" : lo == 0 ? "non-negative" : "in range";
-		set_error(err, errlen, "%s: %s must be %s", option_label(code), text, what);
+		sg_driver_error(err, errlen, "%s: %s must be %s", option_label(code), text, what);
 		return -1;
 	}
 	*value = v;
 	return 0;
 }
 
-/* "RE" or "RE,IM", both finite. */
+/* "RE" or "RE,IM". nan and inf are accepted on purpose: they are the way to see --check
+ * fail on a non-finite result. */
 static int parse_scalar(int code, const char *text, double parts[2], char *err, size_t errlen)
 {
 	char *end = NULL;
@@ -145,8 +153,8 @@ static int parse_scalar(int code, const char *text, double parts[2], char *err, 
 		if (end == im)
 			end = (char *)im - 1; /* report the whole text below */
 	}
-	if (end == text || *end != '\0' || !isfinite(parts[0]) || !isfinite(parts[1])) {
-		set_error(err, errlen, "%s: '%s' is not a finite number or RE,IM pair",
+	if (end == text || *end != '\0') {
+		sg_driver_error(err, errlen, "%s: '%s' is not a number or RE,IM pair",
 		          option_label(code), text);
 		return -1;
 	}
@@ -156,7 +164,7 @@ static int parse_scalar(int code, const char *text, double parts[2], char *err, 
 static int parse_trans(int code, const char *text, char *trans, char *err, size_t errlen)
 {
 	if (strlen(text) != 1 || !strchr("NTCntc", text[0])) {
-		set_error(err, errlen, "%s: unknown transpose '%s' (expected N, T or C)",
+		sg_driver_error(err, errlen, "%s: unknown transpose '%s' (expected N, T or C)",
 		          option_label(code), text);
 		return -1;
 	}
@@ -198,7 +206,7 @@ static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, si
 	}
 	if (opts->P && opts->Q) {
 		if ((int64_t)opts->P * opts->Q != nranks) {
-			set_error(err, errlen, "-P/-Q: grid %d x %d has %lld processes but the job has "
+			sg_driver_error(err, errlen, "-P/-Q: grid %d x %d has %lld processes but the job has "
 			          "%d rank(s)", opts->P, opts->Q, (long long)opts->P * opts->Q, nranks);
 			return -1;
 		}
@@ -206,7 +214,7 @@ static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, si
 	}
 	int given = opts->P ? opts->P : opts->Q;
 	if (nranks % given != 0) {
-		set_error(err, errlen, "%s: %d does not divide the job's %d rank(s)",
+		sg_driver_error(err, errlen, "%s: %d does not divide the job's %d rank(s)",
 		          opts->P ? "-P/--P" : "-Q/--Q", given, nranks);
 		return -1;
 	}
@@ -224,15 +232,15 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 	opts->transA = sg_trans(opts->prec, opts->transA);
 	opts->transB = sg_trans(opts->prec, opts->transB);
 	if (!p->is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
-		set_error(err, errlen, "%s: an imaginary part needs a complex precision (c or z), "
+		sg_driver_error(err, errlen, "%s: an imaginary part needs a complex precision (c or z), "
 		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
 		return -1;
 	}
 	int single = p->elemsize / (p->is_complex ? 2 : 1) == sizeof(float);
 	for (int s = 0; s < 4 && single; s++) {
 		double part = s < 2 ? opts->alpha[s] : opts->beta[s - 2];
-		if (fabs(part) > FLT_MAX) {
-			set_error(err, errlen, "%s: %g overflows the precision %c (float)",
+		if (isfinite(part) && fabs(part) > FLT_MAX) {
+			sg_driver_error(err, errlen, "%s: %g overflows the precision %c (float)",
 			          s < 2 ? "--alpha" : "--beta", part, opts->prec);
 			return -1;
 		}
@@ -297,7 +305,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case OPT_PREC:
 			if (strlen(optarg) != 1 || !sg_precision(optarg[0])) {
-				set_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
+				sg_driver_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
 				          "or z)", optarg);
 				rc = -1;
 			} else {
@@ -316,7 +324,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			} else if (!strcmp(optarg, "col")) {
 				opts->dist = STARPU_GEMM_DIST_1D_COL_CYCLIC;
 			} else {
-				set_error(err, errlen, "--dist: unknown distribution '%s' (expected 2d, "
+				sg_driver_error(err, errlen, "--dist: unknown distribution '%s' (expected 2d, "
 				          "row or col)", optarg);
 				rc = -1;
 			}
@@ -340,29 +348,34 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 		case 'q': opts->quiet = 1; break;
 		case 'h': return SG_OPTIONS_HELP;
 		case ':':
-			set_error(err, errlen, "%s: missing value", optopt ? option_label(optopt)
+			sg_driver_error(err, errlen, "%s: missing value", optopt ? option_label(optopt)
 			                                                    : argv[optind - 1]);
 			return SG_OPTIONS_ERROR;
 		default: /* '?' */
 			if (optopt)
-				set_error(err, errlen, "unknown option '-%c' (see --help)", optopt);
+				sg_driver_error(err, errlen, "unknown option '-%c' (see --help)", optopt);
 			else
-				set_error(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+				sg_driver_error(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 			return SG_OPTIONS_ERROR;
 		}
 		if (rc)
 			return SG_OPTIONS_ERROR;
 	}
 	if (optind < argc) {
-		set_error(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+		sg_driver_error(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 		return SG_OPTIONS_ERROR;
 	}
 	return settle(opts, nranks, err, errlen) ? SG_OPTIONS_ERROR : SG_OPTIONS_OK;
 }
 
-int sg_driver_default_tile(int ncuda)
+int sg_driver_default_tile(const struct sg_driver_options *opts, int ncuda)
 {
-	return ncuda > 0 ? SG_DRIVER_TILE_CUDA : SG_DRIVER_TILE_CPU;
+	if (ncuda <= 0)
+		return SG_DRIVER_TILE_CPU;
+	int64_t smallest = opts->M < opts->N ? opts->M : opts->N;
+	smallest = smallest < opts->K ? smallest : opts->K;
+	return smallest >= 8LL * SG_DRIVER_TILE_CUDA_LARGE ? SG_DRIVER_TILE_CUDA_LARGE
+	                                                  : SG_DRIVER_TILE_CUDA;
 }
 
 void sg_options_scalar(char prec, const double parts[2], void *value)

@@ -15,6 +15,9 @@
 #define SG_DRIVER_DEFAULT_SAMPLES 1000
 /* Tile sizes chosen when -t is not given, from the workers StarPU started. */
 #define SG_DRIVER_TILE_CUDA 2048
+/* Larger GPU tiles once every dimension still holds 8 of them: on an H200, n=32768 DGEMM ran
+ * at 51.0 TFLOP/s with 4096 against 45.6 with 2048 (bench/notes-gpu.md). */
+#define SG_DRIVER_TILE_CUDA_LARGE 4096
 #define SG_DRIVER_TILE_CPU 512
 
 struct sg_driver_options {
@@ -42,8 +45,13 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
                      char *err, size_t errlen);
 void sg_options_usage(FILE *out, const char *program);
 
-/* Tile size for -t when not given: SG_DRIVER_TILE_CUDA with CUDA workers, else _CPU. */
-int sg_driver_default_tile(int ncuda);
+/* The driver's one-sentence error messages: printf into err (errlen bytes). */
+void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Tile size for -t when not given: with CUDA workers SG_DRIVER_TILE_CUDA_LARGE when M, N and K
+ * hold 8 such tiles, else SG_DRIVER_TILE_CUDA; without, SG_DRIVER_TILE_CPU. */
+int sg_driver_default_tile(const struct sg_driver_options *opts, int ncuda);
 
 /* alpha or beta in the precision's type, written to value (room for a double complex). */
 void sg_options_scalar(char prec, const double parts[2], void *value);

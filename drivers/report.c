@@ -38,7 +38,7 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
 		printf("scheduler: %s (%s)\n", rep->sched,
-		       env && *env ? "STARPU_SCHED" : "StarPU's default");
+		       env && *env ? "STARPU_SCHED" : sg_driver_sched_source);
 		for (int r = 0; r < rep->nranks; r++)
 			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU)\n", r, all[3 * r],
 			       all[3 * r + 1], all[3 * r + 2]);
@@ -63,8 +63,9 @@ void sg_report_plan(const struct sg_report *rep, const struct starpu_gemm_plan *
 	fflush(stdout);
 }
 
-/* "PASSED (residual 1.2e-02, full)" and, for NaN or Inf, where the first one is. */
-static void format_check(const struct sg_check_result *check, char *buf, size_t len)
+/* "PASSED (residual 1.2e-02, full)" and, for NaN or Inf, where the first one is: its element
+ * and its tile. */
+static void format_check(const struct sg_check_result *check, int tile, char *buf, size_t len)
 {
 	char how[64];
 	if (check->samples > 0)
@@ -75,21 +76,30 @@ static void format_check(const struct sg_check_result *check, char *buf, size_t 
 	                 check->passed ? "PASSED" : "FAILED", check->residual,
 	                 STARPU_GEMM_CHECK_BOUND, how);
 	if (!isfinite(check->residual) && check->bad_row >= 0)
-		snprintf(buf + n, len - (size_t)n, ": C(%lld,%lld) is NaN or Inf",
-		         (long long)check->bad_row, (long long)check->bad_col);
+		snprintf(buf + n, len - (size_t)n, ": C(%lld,%lld) in tile (%lld,%lld) is NaN or Inf",
+		         (long long)check->bad_row, (long long)check->bad_col,
+		         (long long)(check->bad_row / tile), (long long)(check->bad_col / tile));
 }
 
 void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
-                         const struct sg_check_result *check)
+                         const struct sg_check_result *check, const struct sg_traffic *traffic)
 {
-	if (rep->rank != 0)
-		return;
 	const struct sg_driver_options *o = rep->opts;
 	const struct starpu_gemm_plan *pl = rep->plan;
+	/* The run's bytes, then the predictions, summed over ranks for the CSV row. */
+	double bytes[7] = { 0 };
+	if (o->csv) {
+		double mine[7] = { traffic->last_run[0], traffic->last_run[1], traffic->last_run[2],
+		                   traffic->last_run[3], pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
+		                   pl->mpi_recv_bytes };
+		MPI_Reduce(mine, bytes, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	}
+	if (rep->rank != 0)
+		return;
 	double gflops = starpu_gemm_tile_flops(o->prec, o->M, o->N, o->K) / seconds / 1e9;
 	char check_text[160] = "";
 	if (check->done)
-		format_check(check, check_text, sizeof(check_text));
+		format_check(check, rep->opts->tile, check_text, sizeof(check_text));
 	if (o->csv) {
 		printf("%d,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.3f,",
 		       iter, o->prec, o->transA, o->transB, (long long)o->M, (long long)o->N,
@@ -97,9 +107,12 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 		       rep->nranks, rep->ncuda, rep->ncpu, rep->sched, pl->b, pl->c, pl->d,
 		       pl->lookahead, pl->throttled, seconds, gflops);
 		if (check->done)
-			printf("%.6e\n", check->residual);
+			printf("%.6e", check->residual);
 		else
-			printf("-1\n");
+			printf("-1");
+		for (int b = 0; b < 7; b++)
+			printf(",%.0f", bytes[b]);
+		printf(",%s\n", pl->regime[0] ? pl->regime : "-");
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {
@@ -157,6 +170,8 @@ void sg_traffic_end(struct sg_traffic *traffic)
 {
 	if (!traffic->enabled)
 		return;
+	double *run = traffic->last_run;
+	run[0] = run[1] = run[2] = 0;
 	for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
 		struct starpu_profiling_bus_info info;
 		starpu_bus_get_profiling_info(bus, &info);
@@ -164,13 +179,17 @@ void sg_traffic_end(struct sg_traffic *traffic)
 		enum starpu_node_kind dst = starpu_node_get_kind((unsigned)starpu_bus_get_dst(bus));
 		double bytes = (double)info.transferred_bytes;
 		if (src == STARPU_CPU_RAM && dst == STARPU_CUDA_RAM)
-			traffic->host_to_gpu += bytes;
+			run[0] += bytes;
 		else if (src == STARPU_CUDA_RAM && dst == STARPU_CPU_RAM)
-			traffic->gpu_to_host += bytes;
+			run[1] += bytes;
 		else if (src == STARPU_CUDA_RAM && dst == STARPU_CUDA_RAM)
-			traffic->gpu_to_gpu += bytes;
+			run[2] += bytes;
 	}
-	traffic->mpi_sent += mpi_sent_total() - traffic->mpi_sent_before;
+	run[3] = mpi_sent_total() - traffic->mpi_sent_before;
+	traffic->host_to_gpu += run[0];
+	traffic->gpu_to_host += run[1];
+	traffic->gpu_to_gpu += run[2];
+	traffic->mpi_sent += run[3];
 }
 
 void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs)
@@ -181,7 +200,8 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	                   pl->mpi_recv_bytes };
 	double sums[7];
 	MPI_Reduce(mine, sums, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-	if (rep->rank != 0 || runs <= 0 || !traffic->enabled)
+	/* --csv: the rows carried it already. */
+	if (rep->rank != 0 || runs <= 0 || !traffic->enabled || rep->opts->csv)
 		return;
 	char a[32], b[32];
 	printf("traffic per run, all ranks (measured: mean of %d run(s)):\n", runs);

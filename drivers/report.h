@@ -6,10 +6,15 @@
 
 #include "drivers/options.h"
 
-/* --csv: this header, then one row per timed run. */
+/* --csv: this header, then one row per timed run. The last columns are that run's bytes,
+ * summed over ranks: measured host->GPU, GPU->host, GPU<->GPU (StarPU bus profiling) and sent
+ * by StarPU-MPI; then the plan's predictions: tiles loaded onto GPUs from the host or another
+ * GPU (Equation 1: compare with h2d_bytes + d2d_bytes), C written back, remote A and B tiles
+ * received; and the plan's Equation 1 case (a, b, c1, c2). */
 #define SG_REPORT_CSV_HEADER                                                              \
 	"iter,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
-	"throttled,time_s,gflops,residual"
+	"throttled,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"          \
+	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime"
 
 /* The run's setting, gathered once after StarPU starts. */
 struct sg_report {
@@ -35,17 +40,19 @@ struct sg_check_result {
 	int64_t bad_row, bad_col;
 };
 
-/* Rank 0: one line or CSV row for timed iteration iter (1-based). */
-void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
-                         const struct sg_check_result *check);
-
 /* Data moved by pgemm calls, on this rank. */
 struct sg_traffic {
 	double host_to_gpu, gpu_to_host, gpu_to_gpu; /* StarPU bus profiling */
 	double mpi_sent;                             /* StarPU-MPI communication statistics */
+	double last_run[4];  /* the same four for the last measured run alone */
 	int enabled;
 	double mpi_sent_before;                      /* StarPU-MPI's total at sg_traffic_begin */
 };
+
+/* Rank 0: one line or CSV row for timed iteration iter (1-based). With --csv it is collective
+ * (the row carries traffic->last_run summed over ranks, and the plan's predictions). */
+void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
+                         const struct sg_check_result *check, const struct sg_traffic *traffic);
 
 /* Turn on StarPU's bus profiling and StarPU-MPI's statistics (which StarPU-MPI prints at
  * shutdown on its own, on stderr, rank by rank). */
@@ -57,7 +64,7 @@ int sg_traffic_stats_unasked(void);
 void sg_traffic_begin(struct sg_traffic *traffic);
 void sg_traffic_end(struct sg_traffic *traffic);
 /* Collective: rank 0 prints the traffic of one run (summed over ranks, mean over the runs
- * measured) next to the plan's predictions summed over ranks. */
+ * measured) next to the plan's predictions summed over ranks; nothing with --csv. */
 void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs);
 
 #endif

@@ -10,14 +10,24 @@
  * (op(A) is M x K, op(B) is K x N, so A and B are stored transposed when trans != N). */
 double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank);
 
-/* Host memory available now (MemAvailable from /proc/meminfo, else sysconf), in bytes; *source
- * names where it came from. */
-double sg_driver_host_available(const char **source);
-
 /* Collective over MPI_COMM_WORLD: ranks of one host share its memory, so each host compares
  * what all its ranks will own with what it has. Returns 0, or -1 with one sentence in err on
  * the ranks of a host that is short. */
 int sg_driver_check_host_memory(const struct sg_driver_options *opts, char *err, size_t errlen);
+
+/* Defaults where this rank sees a GPU (and STARPU_NCUDA is not 0), each overridden by its
+ * environment variable: no CPU workers (STARPU_NCPU) and the dmdas scheduler (STARPU_SCHED).
+ * Sets sg_driver_sched_source to say where the scheduler came from. */
+struct starpu_conf;
+void sg_driver_gpu_defaults(struct starpu_conf *conf);
+extern const char *sg_driver_sched_source;
+
+/* Defaults without GPUs, each overridden by its environment variable: the lws scheduler
+ * (STARPU_SCHED, unless sg_driver_gpu_defaults chose one), and where the rank is alone or bound
+ * to one core, every core of its binding a CPU worker, none kept for StarPU-MPI's progress
+ * thread (STARPU_NCPU, STARPU_RESERVE_NCPU, STARPU_MPI_THREAD_CPUID/COREID). Call it after
+ * sg_driver_gpu_defaults. */
+void sg_driver_cpu_defaults(struct starpu_conf *conf, int nranks);
 
 /* "1.5 GiB" */
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);

@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <sched.h>
 /* starpu_gemm: mpirun -np R starpu_gemm [options] runs C = alpha*op(A)*op(B) + beta*C on
  * random matrices with starpu_gemm_pgemm, times it, optionally checks it, and reports.
  *
@@ -7,10 +9,10 @@
  * Rank 0 prints the one error line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cblas.h>
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -41,23 +43,32 @@ static int agree_on_error(const char *error)
 	return 1;
 }
 
-static void format_error(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void format_error(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
 /* Neither CPU nor CUDA workers: say which settings led there. */
 static void no_worker_error(char *err, size_t errlen)
 {
 	const char *ncpu = getenv("STARPU_NCPU"), *ncuda = getenv("STARPU_NCUDA");
-	format_error(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
-	             "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)", ncpu ? ncpu : "unset",
-	             ncuda ? ncuda : "unset", ncuda && atoi(ncuda) == 0 ? "" : ", no GPU found");
+	/* The usual cause on CPU nodes: mpirun bound each rank to one core, which StarPU-MPI's
+	 * progress thread takes, leaving none for a CPU worker. */
+	cpu_set_t bound;
+	int one_core = sched_getaffinity(0, sizeof(bound), &bound) == 0 && CPU_COUNT(&bound) == 1;
+	sg_driver_error(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
+	             "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)%s", ncpu ? ncpu : "unset",
+	             ncuda ? ncuda : "unset", ncuda && atoi(ncuda) == 0 ? "" : ", no GPU found",
+	             one_core ? "; this rank is bound to one core, which StarPU-MPI's progress "
+	                        "thread takes: run mpirun with --bind-to none" : "");
+}
+
+/* One BLAS thread per call: every StarPU CPU worker already owns a core, and a threaded
+ * OpenBLAS would start its own threads on all of them from each worker's tile GEMM, so n
+ * workers would run n x n threads on n cores. This is the program's choice, made here and not
+ * in libstarpu_gemm: the library never changes the BLAS threading of the application that
+ * links it (an application may run other BLAS calls of its own, outside StarPU's workers).
+ * Other CBLAS libraries have their own knob (e.g. OMP_NUM_THREADS, MKL_NUM_THREADS). */
+static void single_threaded_blas(void)
+{
+#ifdef OPENBLAS_VERSION
+	openblas_set_num_threads(1);
+#endif
 }
 
 /* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
@@ -66,6 +77,8 @@ static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
+	sg_driver_gpu_defaults(&conf);
+	sg_driver_cpu_defaults(&conf, nranks);
 	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	*started = ret == 0;
 	if (ret == -ENODEV) {
@@ -73,7 +86,7 @@ static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t
 		return -1;
 	}
 	if (ret != 0) {
-		format_error(err, errlen, "starpu_mpi_init_conf failed: %s", strerror(-ret));
+		sg_driver_error(err, errlen, "starpu_mpi_init_conf failed: %s", strerror(-ret));
 		return -1;
 	}
 	unsigned ncpu = starpu_cpu_worker_get_count(), ncuda = starpu_cuda_worker_get_count();
@@ -118,7 +131,7 @@ static void settle_tile(struct sg_driver_options *opts)
 		return;
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
 	MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	opts->tile = sg_driver_default_tile(fewest);
+	opts->tile = sg_driver_default_tile(opts, fewest);
 }
 
 struct matrices {
@@ -145,7 +158,7 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 		int ret = starpu_gemm_desc_create(want[x].desc, o->prec, want[x].rows, want[x].cols,
 		                                  o->tile, &dist, MPI_COMM_WORLD);
 		if (ret)
-			format_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
+			sg_driver_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
 			             "%s", want[x].name, (long long)want[x].rows,
 			             (long long)want[x].cols, o->tile, strerror(-ret));
 		if (agree_on_error(local)) {
@@ -197,9 +210,9 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 	sg_options_scalar(o->prec, o->alpha, alpha);
 	sg_options_scalar(o->prec, o->beta, beta);
 
+	/* Also with --csv: each row carries its run's traffic. */
 	struct sg_traffic traffic = { 0 };
-	if (!o->csv)
-		sg_traffic_enable(&traffic);
+	sg_traffic_enable(&traffic);
 
 	int status = EXIT_OK;
 	for (int iter = 1 - o->warmup; iter <= o->niter; iter++) {
@@ -212,7 +225,7 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 		if (!ret)
 			ret = starpu_gemm_desc_fill_random(m->C, seedC0);
 		if (ret)
-			format_error(err, sizeof(err), "filling the matrices failed: %s", strerror(-ret));
+			sg_driver_error(err, sizeof(err), "filling the matrices failed: %s", strerror(-ret));
 		if (agree_on_error(err))
 			return EXIT_FAILED;
 
@@ -228,7 +241,7 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 		if (timed)
 			sg_traffic_end(&traffic);
 		if (ret)
-			format_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
+			sg_driver_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
 		if (agree_on_error(err))
 			return EXIT_FAILED;
 		if (!timed)
@@ -242,7 +255,7 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 			                        beta, m->C, seedC0, check.samples, &check.residual,
 			                        &check.bad_row, &check.bad_col);
 			if (ret)
-				format_error(err, sizeof(err), "starpu_gemm_check failed: %s",
+				sg_driver_error(err, sizeof(err), "starpu_gemm_check failed: %s",
 				             strerror(-ret));
 			if (agree_on_error(err))
 				return EXIT_FAILED;
@@ -251,7 +264,7 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 			if (!check.passed)
 				status = EXIT_FAILED;
 		}
-		sg_report_iteration(rep, iter, seconds, &check);
+		sg_report_iteration(rep, iter, seconds, &check, &traffic);
 	}
 	sg_report_traffic(rep, &traffic, o->niter);
 	return status;
@@ -282,6 +295,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
 
+	single_threaded_blas();
 	int started = 0;
 	start_starpu(&argc, &argv, &started, err, sizeof(err));
 	if (agree_on_error(err)) {
@@ -306,7 +320,7 @@ int main(int argc, char **argv)
 	int ret = starpu_gemm_plan_make(&plan, opts.transA, opts.transB, m.A, m.B, m.C, &plan_opts);
 	err[0] = '\0';
 	if (ret)
-		format_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
+		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
 		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
 	if (!agree_on_error(err)) {
 		rep.plan = &plan;
