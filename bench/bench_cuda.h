@@ -8,25 +8,33 @@
 #include <cuda_runtime.h>
 #include <cublas_api.h>
 
-#define BENCH_CUDA_CHECK(call)                                                                \
+/* call returns a status of type; anything but ok ends the program, naming it with to_string. */
+#define BENCH_CHECK_STATUS_(type, ok, to_string, call)                                        \
 	do {                                                                                  \
-		cudaError_t bench_err_ = (call);                                              \
-		if (bench_err_ != cudaSuccess) {                                              \
+		type bench_st_ = (call);                                                      \
+		if (bench_st_ != (ok)) {                                                      \
 			fprintf(stderr, "%s failed at %s:%d: %s\n", #call, __FILE__, __LINE__, \
-			        cudaGetErrorString(bench_err_));                              \
+			        to_string(bench_st_));                                        \
 			exit(1);                                                              \
 		}                                                                             \
 	} while (0)
-
+#define BENCH_CUDA_CHECK(call) BENCH_CHECK_STATUS_(cudaError_t, cudaSuccess, cudaGetErrorString, call)
 #define BENCH_CUBLAS_CHECK(call)                                                              \
-	do {                                                                                  \
-		cublasStatus_t bench_st_ = (call);                                            \
-		if (bench_st_ != CUBLAS_STATUS_SUCCESS) {                                     \
-			fprintf(stderr, "%s failed at %s:%d: %s\n", #call, __FILE__, __LINE__, \
-			        cublasGetStatusString(bench_st_));                            \
-			exit(1);                                                              \
-		}                                                                             \
-	} while (0)
+	BENCH_CHECK_STATUS_(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, call)
+
+/* Exit 2 with a sentence naming option and value when fewer than needed CUDA devices are
+ * visible. */
+static inline void bench_cuda_need_devices(const char *program, const char *option, int value,
+                                           int needed)
+{
+	int ndevices = 0;
+	BENCH_CUDA_CHECK(cudaGetDeviceCount(&ndevices));
+	if (needed > ndevices) {
+		fprintf(stderr, "%s: %s %d, but only %d CUDA devices are visible\n", program, option,
+		        value, ndevices);
+		exit(2);
+	}
+}
 
 /* The device's name with spaces made '_', for a key=value field. */
 static inline void bench_cuda_device_name(int device, char *name, size_t len)

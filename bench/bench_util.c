@@ -115,20 +115,24 @@ void bench_print_result(const char *name, int64_t n, double flops, double median
 	fflush(stdout);
 }
 
-int bench_run_option(const char *program, int opt, const char *arg, struct bench_run *run)
+int bench_getopt(int argc, char **argv, const struct option *longopts, struct bench_run *run,
+                 void (*usage)(FILE *out, const char *program))
 {
-	switch (opt) {
-	case 'n': run->n = bench_int_option(program, "-n", arg, 1, 1 << 20); return 1;
-	case BENCH_OPT_NITER: run->niter = (int)bench_int_option(program, "--niter", arg, 1, 1000); return 1;
-	case BENCH_OPT_WARMUP: run->warmup = (int)bench_int_option(program, "--warmup", arg, 0, 1000); return 1;
-	default: return 0;
+	const char *program = argv[0];
+	int opt;
+	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': run->n = bench_int_option(program, "-n", optarg, 1, 1 << 20); break;
+		case BENCH_OPT_NITER: run->niter = (int)bench_int_option(program, "--niter", optarg, 1, 1000); break;
+		case BENCH_OPT_WARMUP: run->warmup = (int)bench_int_option(program, "--warmup", optarg, 0, 1000); break;
+		case 'h': usage(stdout, program); exit(0);
+		case '?': usage(stderr, program); exit(2);
+		default: return opt;
+		}
 	}
-}
-
-void bench_no_operands(const char *program, int argc, char **argv)
-{
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", program, argv[optind]);
 		exit(2);
 	}
+	return -1;
 }

@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Seconds on a monotonic clock. */
@@ -26,9 +27,8 @@ int bench_parse_int(const char *text, long long lo, long long hi, long long *val
 long long bench_int_option(const char *program, const char *option, const char *text,
                            long long lo, long long hi);
 
-/* The options every peer takes, parsed in one place: -n/-N, --niter, --warmup (and --help,
- * which each peer answers with its own usage). Put BENCH_RUN_LONGOPTS in the peer's
- * struct option table and "n:N:h" in its short options. */
+/* The options every peer takes, parsed in one place: -n/-N, --niter, --warmup and --help. Put
+ * BENCH_RUN_LONGOPTS in the peer's struct option table; the short options are "n:N:h". */
 struct bench_run {
 	long long n;
 	int niter, warmup;
@@ -40,12 +40,12 @@ enum { BENCH_OPT_NITER = 1000, BENCH_OPT_WARMUP };
 	{ "warmup", required_argument, NULL, BENCH_OPT_WARMUP },                            \
 	{ "help", no_argument, NULL, 'h' }
 
-/* 1 when getopt's opt is one of BENCH_RUN_LONGOPTS' (stored in run; a bad value exits 2 with
- * a sentence), else 0. */
-int bench_run_option(const char *program, int opt, const char *arg, struct bench_run *run);
-
-/* After getopt: exit 2 with a sentence when operands follow the options. */
-void bench_no_operands(const char *program, int argc, char **argv);
+/* getopt_long over longopts: stores the shared options in run (a bad value exits 2 with a
+ * sentence), answers --help with usage on stdout (exit 0), an unknown option with usage on
+ * stderr (exit 2), operands after the options with a sentence (exit 2). Returns the peer's
+ * own options one by one (optarg set), then -1. */
+int bench_getopt(int argc, char **argv, const struct option *longopts, struct bench_run *run,
+                 void (*usage)(FILE *out, const char *program));
 
 /* Print the RESULT line for a median time of flops operations; extra ("key=value ...", may
  * be NULL) is appended as it is. */

@@ -9,6 +9,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN=${MPIRUN:-mpirun}
 
+# --help of a script: its header comment, from the second line to the first line that is not
+# a comment.
+bench_help() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$1"; }
+
 # A path given relative to the repository root (BUILD=build, the default) made absolute.
 bench_abs() {
   case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$bench_top/$1" ;; esac
@@ -30,13 +34,15 @@ median() {
 }
 
 # Field KEY of the RESULT line with the highest gflops in FILE, among the lines that have
-# FILTER ("gpus=2") when given; prints nothing when there is no such line.
+# every key=value of FILTER ("gpus=2 block=4096") when given; prints nothing when there is no
+# such line.
 result_field() {
   awk -v key="$2" -v filter="${3:-}" '
-    /^RESULT / { g = ""; v = ""; keep = (filter == "");
+    BEGIN { nf = split(filter, want, " "); for (i = 1; i <= nf; i++) wanted[want[i]] = 1 }
+    /^RESULT / { g = ""; v = ""; have = 0
       for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "gflops") g = kv[2];
-                                  if (kv[1] == key) v = kv[2]; if ($i == filter) keep = 1 }
-      if (keep && g != "" && (best == "" || g + 0 > best + 0)) { best = g; val = v } }
+                                  if (kv[1] == key) v = kv[2]; if ($i in wanted) have++ }
+      if (have >= nf && g != "" && (best == "" || g + 0 > best + 0)) { best = g; val = v } }
     END { if (best != "") print val }' "$1"
 }
 

@@ -26,7 +26,7 @@ mode=main
 case ${1:-} in
   --sweep) mode=sweep ;;
   "") ;;
-  -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+  -h|--help) bench_help "$0"; exit 0 ;;
   *) echo "bench/cpu.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
 
@@ -60,6 +60,8 @@ trap 'rm -rf "$work"' EXIT
 prefix=cpu
 [ "$mode" = sweep ] && prefix=cpu-sweep
 bench_log=$results/$prefix-$stamp.log
+csv=$results/$prefix-$stamp.csv
+data=$results/$prefix-$stamp.dat
 : > "$bench_log"
 
 # mpirun options for a binding choice and a rank count.
@@ -140,37 +142,34 @@ fi
 
 if [ "$mode" = sweep ]; then
   SWEEP_N=${SWEEP_N:-4096}
-  csv=$results/$prefix-$stamp.csv
   echo "date,host,n,ranks,cpu_workers,bind,sched,tile,gflops,openblas_gflops,ratio,status,others_pct" > "$csv"
   peer_run env OPENBLAS_NUM_THREADS="$ob_threads" "$openblas" \
     -n "$SWEEP_N" --niter "$NITER" --warmup "$WARMUP"
   ob=$peer_gflops ob_cell=$(cell "$peer_gflops" "$peer_status" "$peer_others")
   note_busy "$ob_cell"
   tiles=${SWEEP_TILES:-256 512 1024}
-  data=$results/$prefix-$stamp.dat
-  {
-    printf '# tile'
-    for s in ${SWEEP_SCHEDS:-eager lws dmda dmdas}; do printf ' %s' "$s"; done
-    echo
-  } > "$data"
-  declare -A cells
-  for s in ${SWEEP_SCHEDS:-eager lws dmda dmdas}; do
+  scheds=${SWEEP_SCHEDS:-eager lws dmda dmdas}
+  # cells: the table's text (GFLOP/s or why not, '*' when busy); values: GFLOP/s for the plot.
+  declare -A cells values
+  for s in $scheds; do
     for t in $tiles; do
       sched_env=$s TILE=$t starpu_run 1 1 1 "$cores" "$bind1" "$SWEEP_N"
-      cells[$s,$t]=$(cell "$gflops" "$status" "$others")
+      cells[$s,$t]=$(cell "$gflops" "$status" "$others") values[$s,$t]=$gflops
       note_busy "${cells[$s,$t]}"
       echo "$stamp,$host,$SWEEP_N,1,$cores,$bind1,$s,$t,$gflops,$ob,$(ratio "$gflops" "$ob"),$status,$others" >> "$csv"
       echo "  sched=$s tile=$t: ${cells[$s,$t]} GFLOP/s" >&2
     done
   done
-  for t in $tiles; do
-    printf '%s' "$t"
-    for s in ${SWEEP_SCHEDS:-eager lws dmda dmdas}; do
-      v=$(awk -F, -v s="$s" -v t="$t" '$7 == s && $8 == t { print $9 }' "$csv")
-      printf ' %s' "${v:-NaN}"
-    done
+  {
+    printf '# tile'
+    for s in $scheds; do printf ' %s' "$s"; done
     echo
-  done >> "$data"
+    for t in $tiles; do
+      printf '%s' "$t"
+      for s in $scheds; do printf ' %s' "${values[$s,$t]:-NaN}"; done
+      echo
+    done
+  } > "$data"
 
   echo
   echo "Sweep at N=$SWEEP_N, 1 rank x $cores CPU workers (bind: $bind1); GFLOP/s (ratio to" \
@@ -178,7 +177,7 @@ if [ "$mode" = sweep ]; then
   printf '%-8s' "sched"
   for t in $tiles; do printf ' | %-16s' "tile $t"; done
   echo
-  for s in ${SWEEP_SCHEDS:-eager lws dmda dmdas}; do
+  for s in $scheds; do
     printf '%-8s' "$s"
     for t in $tiles; do
       printf ' | %-16s' "${cells[$s,$t]} ($(ratio "${cells[$s,$t]%\*}" "$ob"))"
@@ -193,8 +192,6 @@ if [ "$mode" = sweep ]; then
   exit 0
 fi
 
-csv=$results/$prefix-$stamp.csv
-data=$results/$prefix-$stamp.dat
 echo "date,host,experiment,system,n,ranks,P,Q,cpu_workers_per_rank,blas_threads,bind,tile,sched,gflops,peer,ratio_to_peer,status,others_pct" > "$csv"
 echo "# n starpu_1rank openblas starpu_2ranks_1x2 scalapack_1x2" > "$data"
 table=()

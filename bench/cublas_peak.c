@@ -44,28 +44,12 @@ int main(int argc, char **argv)
 		BENCH_RUN_LONGOPTS, { "device", required_argument, NULL, OPT_DEVICE },
 		{ NULL, 0, NULL, 0 }
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
-		if (bench_run_option(argv[0], opt, optarg, &run))
-			continue;
-		if (opt == OPT_DEVICE) {
-			device = (int)bench_int_option(argv[0], "--device", optarg, 0, 1023);
-			continue;
-		}
-		usage(opt == 'h' ? stdout : stderr, argv[0]);
-		return opt == 'h' ? 0 : 2;
-	}
-	bench_no_operands(argv[0], argc, argv);
+	while (bench_getopt(argc, argv, longopts, &run, usage) == OPT_DEVICE)
+		device = (int)bench_int_option(argv[0], "--device", optarg, 0, 1023);
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
 
-	int ndevices = 0;
-	BENCH_CUDA_CHECK(cudaGetDeviceCount(&ndevices));
-	if (device >= ndevices) {
-		fprintf(stderr, "%s: --device %d, but only %d CUDA devices are visible\n", argv[0],
-		        device, ndevices);
-		return 2;
-	}
+	bench_cuda_need_devices(argv[0], "--device", device, device + 1);
 	BENCH_CUDA_CHECK(cudaSetDevice(device));
 	size_t count = (size_t)n * (size_t)n, free_bytes = 0, total_bytes = 0;
 	BENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

@@ -109,30 +109,16 @@ int main(int argc, char **argv)
 		{ "block", required_argument, NULL, OPT_BLOCK }, { NULL, 0, NULL, 0 }
 	};
 	int opt;
-	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
-		if (bench_run_option(argv[0], opt, optarg, &run))
-			continue;
+	while ((opt = bench_getopt(argc, argv, longopts, &run, usage)) != -1) {
 		if (opt == OPT_GPUS)
 			ngpu_counts = parse_list(argv[0], "--gpus", optarg, 1, MAX_GPUS, gpu_counts);
-		else if (opt == OPT_BLOCK)
+		else
 			nblocks = parse_list(argv[0], "--block", optarg, 1, 1 << 20, blocks);
-		else {
-			usage(opt == 'h' ? stdout : stderr, argv[0]);
-			return opt == 'h' ? 0 : 2;
-		}
 	}
-	bench_no_operands(argv[0], argc, argv);
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
-	int ndevices = 0;
-	BENCH_CUDA_CHECK(cudaGetDeviceCount(&ndevices));
-	for (int g = 0; g < ngpu_counts; g++) {
-		if (gpu_counts[g] > ndevices) {
-			fprintf(stderr, "%s: --gpus %d, but only %d CUDA devices are visible\n", argv[0],
-			        gpu_counts[g], ndevices);
-			return 2;
-		}
-	}
+	for (int g = 0; g < ngpu_counts; g++)
+		bench_cuda_need_devices(argv[0], "--gpus", gpu_counts[g], gpu_counts[g]);
 
 	size_t count = (size_t)n * (size_t)n;
 	double *A = NULL, *B = NULL, *C = NULL;

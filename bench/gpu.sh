@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
         echo "bench/gpu.sh: --plot needs the CSV of an earlier run" >&2; exit 2
       fi
       shift ;;
-    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    -h|--help) bench_help "$0"; exit 0 ;;
     *) echo "bench/gpu.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -237,13 +237,9 @@ report() {
       }
       printf afmt, name, target, pass ? "PASS" : "MISS", why
     }' "$csv" | tee "$stem-table.txt"
-  plot_series "$data" "$stem.gp" "$stem.png" \
-    "DGEMM on $host, host-resident matrices, C back on the host" "n" "TFLOP/s per GPU"
   # A dozen series: their key goes under the plot, the y axis from 0.
-  sed -i 's/^set key left top$/set key outside below maxrows 4\nset yrange [0:*]/' "$stem.gp"
-  if [ -n "$(png_terminal)" ]; then
-    (cd "$(dirname "$stem")" && gnuplot "$(basename "$stem.gp")") >> "$bench_log" 2>&1
-  fi
+  PLOT_KEY="outside below maxrows 4" PLOT_YZERO=1 plot_series "$data" "$stem.gp" "$stem.png" \
+    "DGEMM on $host, host-resident matrices, C back on the host" "n" "TFLOP/s per GPU"
 }
 
 if [ "$mode" = plot ]; then
@@ -357,6 +353,7 @@ if [ "$mode" != dry ]; then
 fi
 t_start=$(date +%s.%N)
 elapsed() { awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%d\n", b - a }'; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }'; }  # since T0, 0.1 s
 say() { printf '[%s %4ss] %s\n' "$(date +%H:%M:%S)" "$(elapsed)" "$*"; }
 log() { printf '%s\n' "$*" >> "$bench_log"; }
 
@@ -530,7 +527,7 @@ run_sp() {
   t0=$(date +%s.%N)
   status=$(run_step "$2" "$out" "${launch[@]}" "$driver" -M "$n" -N "$n" -K "$n" -P "$P" -Q "$Q" \
            --prec d --niter "$NITER" --warmup "$WARMUP" --check --csv "${opts[@]}")
-  wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }')
+  wall=$(since "$t0")
   new_row "$1"
   row[system]=starpu_gemm row[variant]=$var row[n]=$n row[ranks]=$ranks row[gpus]=$((ranks * g))
   row[ncpu]=$ncpu row[limit_mb]=$lim row[wall_s]=$wall
@@ -540,7 +537,7 @@ run_sp() {
   done
   local gflops
   gflops=$(csv_column "$out" gflops | median)
-  [ -n "$gflops" ] && row[tflops]=$(awk -v g="$gflops" 'BEGIN { printf "%.3f\n", g / 1000 }')
+  [ -n "$gflops" ] && row[tflops]=$(per_thousand "$gflops")
   row[time_s]=$(csv_column "$out" time_s | median)
   for c in h2d_bytes d2h_bytes d2d_bytes mpi_bytes pred_load_bytes pred_d2h_bytes pred_mpi_bytes; do
     row[$c]=$(csv_column "$out" "$c" | median | awk '{ printf "%.0f\n", $1 }')
@@ -562,7 +559,7 @@ run_sp() {
       -v bytes="$(fl "24 * $n * $n / $ranks")" -v old="$host_bps" 'BEGIN {
         spent = w - s - it * (t + 0.3); if (spent < 1) { print old; exit }
         bps = bytes * (it + 1) / spent   # kept within reason: one odd run must not decide
-        # Parenthesised: a bare ">" in a printf statement is awk's output redirection.
+        # Parenthesised: awk reads a bare ">" in a printf statement as output redirection.
         printf "%.3e\n", (bps < 0.5e9 ? 0.5e9 : (bps > 20e9 ? 20e9 : bps)) }')
   fi
   local line=""
@@ -579,7 +576,6 @@ run_sp() {
 }
 
 gb() { awk -v b="${1:-}" 'BEGIN { if (b == "") print "-"; else printf "%.1f\n", b / 1e9 }'; }
-cell() { if [ -n "$1" ]; then echo "$1"; else echo "$2"; fi; }
 
 run_peak() {
   local n=${1#peak:} out=$work/peak.txt t0 status
@@ -587,12 +583,12 @@ run_peak() {
   status=$(run_step "$2" "$out" "$peak_prog" -n "$n" --niter "$((quick || NITER > 5 ? NITER : 5))" --warmup 1)
   new_row "$1"
   row[system]=cublas_peak row[variant]=peak row[n]=$n row[ranks]=1 row[gpus]=1
-  row[wall_s]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }')
+  row[wall_s]=$(since "$t0")
   # The fastest run, as the seed paper measured its practical peak (the median is in the log).
   local gf
   gf=$(result_field "$out" gflops)
   row[tflops]=$(result_field "$out" best_tflops)
-  [ -z "${row[tflops]}" ] && [ -n "$gf" ] && row[tflops]=$(awk -v g="$gf" 'BEGIN { printf "%.3f\n", g / 1000 }')
+  [ -z "${row[tflops]}" ] && [ -n "$gf" ] && row[tflops]=$(per_thousand "$gf")
   row[time_s]=$(result_field "$out" time_s)
   gpu_name=$(result_field "$out" gpu)
   row[gpu]=$gpu_name
@@ -604,7 +600,7 @@ run_peak() {
     [ "$n" = "$na" ] && peak_measured=${row[tflops]}
     [ -z "${peak_measured:-}" ] && peak_measured=${row[tflops]}
   fi
-  echo "$(cell "${row[tflops]:-}" "$status") TFLOP/s on ${gpu_name:-?} [${row[wall_s]}s]"
+  echo "${row[tflops]:-$status} TFLOP/s on ${gpu_name:-?} [${row[wall_s]}s]"
 }
 
 run_xt() {
@@ -612,20 +608,17 @@ run_xt() {
   t0=$(date +%s.%N)
   status=$(run_step "$2" "$out" "$xt_prog" -n "$n" --gpus "${G_LIST// /,}" --block "${XT_BLOCKS// /,}" \
            --niter "$NITER" --warmup 1)
-  wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }')
+  wall=$(since "$t0")
   local g b gf summary=""
   for g in $G_LIST; do
     local best="" bestb=""
     for b in $XT_BLOCKS; do
-      gf=$(awk -v g="$g" -v b="$b" '/^RESULT / { gg = ""; bb = ""; v = "";
-             for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "gpus") gg = kv[2];
-               if (kv[1] == "block") bb = kv[2]; if (kv[1] == "gflops") v = kv[2] }
-             if (gg == g && bb == b) print v }' "$out" | head -1)
+      gf=$(result_field "$out" gflops "gpus=$g block=$b")
       new_row "$1"
       row[system]=cublasxt row[variant]=b$b row[n]=$n row[ranks]=1 row[gpus]=$g row[block]=$b
       row[wall_s]=$wall
       if [ -n "$gf" ]; then
-        row[tflops]=$(awk -v v="$gf" 'BEGIN { printf "%.3f\n", v / 1000 }')
+        row[tflops]=$(per_thousand "$gf")
         if [ -z "$best" ] || awk -v a="${row[tflops]}" -v b="$best" 'BEGIN { exit !(a > b) }'; then
           best=${row[tflops]} bestb=$b
         fi
@@ -634,7 +627,7 @@ run_xt() {
       fi
       emit_row
     done
-    summary+=" G=$g: $(cell "$best" "$status")${bestb:+ (b=$bestb)}"
+    summary+=" G=$g: ${best:-$status}${bestb:+ (b=$bestb)}"
   done
   [ -n "${best:-}" ] && xt_tf=$(awk -v v="$best" -v g="$gmax" 'BEGIN { printf "%.1f\n", v / g }')
   echo "TFLOP/s:$summary [${wall}s]"
@@ -675,7 +668,7 @@ probe() {
   t0=$(date +%s.%N)
   status=$(run_step 300 "$out" "$MPIRUN" -np 1 --bind-to none "${env[@]}" "$driver" -M 4096 -N 4096 \
            -K 4096 --plan)
-  probe_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }')
+  probe_s=$(since "$t0")
   probe_status=$status
   grep -E '^(workers|plan: sized)' "$out" | sed 's/^/  /'
 }

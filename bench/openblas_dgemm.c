@@ -19,14 +19,8 @@ int main(int argc, char **argv)
 {
 	struct bench_run run = { .n = 4096, .niter = 3, .warmup = 1 };
 	static const struct option longopts[] = { BENCH_RUN_LONGOPTS, { NULL, 0, NULL, 0 } };
-	int opt;
-	while ((opt = getopt_long(argc, argv, "n:N:h", longopts, NULL)) != -1) {
-		if (bench_run_option(argv[0], opt, optarg, &run))
-			continue;
-		usage(opt == 'h' ? stdout : stderr, argv[0]);
-		return opt == 'h' ? 0 : 2;
-	}
-	bench_no_operands(argv[0], argc, argv);
+	while (bench_getopt(argc, argv, longopts, &run, usage) != -1)
+		; /* no options of its own */
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
 

@@ -52,17 +52,14 @@ static int local_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, do
 	void *buf = malloc((size_t)(rmax * cmax) * X->p->elemsize);
 	if (!buf)
 		return -ENOMEM;
-	for (int j = 0; j < X->nt; j++) {
-		for (int i = 0; i < X->mt; i++) {
-			if (X->owners[sg_desc_index(X, i, j)] != X->rank)
-				continue;
-			int rows = sg_desc_extent(X->m, X->tile, i), cols = sg_desc_extent(X->n, X->tile, j);
-			sg_random_block(X->p, seed, (int64_t)i * X->tile, (int64_t)j * X->tile, rows, cols,
-			                buf, rows);
-			for (int64_t e = 0; e < (int64_t)rows * cols; e++) {
-				double complex v = sg_load(X->p, buf, e);
-				*sum += creal(v) * creal(v) + cimag(v) * cimag(v);
-			}
+	SG_DESC_FOR_LOCAL(X, t) {
+		int i, j, rows, cols;
+		sg_desc_tile_shape(X, t, &i, &j, &rows, &cols);
+		sg_random_block(X->p, seed, (int64_t)i * X->tile, (int64_t)j * X->tile, rows, cols,
+		                buf, rows);
+		for (int64_t e = 0; e < (int64_t)rows * cols; e++) {
+			double complex v = sg_load(X->p, buf, e);
+			*sum += creal(v) * creal(v) + cimag(v) * cimag(v);
 		}
 	}
 	free(buf);

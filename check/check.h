@@ -31,10 +31,7 @@ static inline double complex sg_load(const struct sg_precision *p, const void *x
 /* splitmix64: the sample positions of a rank, reproducible from the seeds. */
 static inline uint64_t sg_splitmix64(uint64_t *state)
 {
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
+	return sg_mix64(*state += SG_GOLDEN);
 }
 
 /* Every C tile this rank owns against a CBLAS reference built panel by panel. */

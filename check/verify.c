@@ -77,27 +77,25 @@ int sg_check_full(struct sg_check *ck)
 	w.a = malloc((size_t)(rmax * w.kc) * es);
 	w.b = malloc((size_t)(cmax * w.kc) * es);
 	int ret = w.ref && w.a && w.b ? 0 : -ENOMEM;
-	for (int j = 0; j < C->nt && !ret; j++) {
-		for (int i = 0; i < C->mt && !ret; i++) {
-			int64_t t = sg_desc_index(C, i, j);
-			if (C->owners[t] != C->rank)
-				continue;
-			int rows = sg_desc_extent(C->m, C->tile, i), cols = sg_desc_extent(C->n, C->tile, j);
-			/* Once a NaN/Inf is known the residual is +Inf: only the scan goes on. */
-			int compare = ck->first_nonfinite == INT64_MAX;
-			if (compare && (ret = reference_tile(ck, &w, i, j, rows, cols)))
-				break;
-			/* R: waits for the tasks writing the tile and brings it back from a GPU. */
-			if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
-				break;
-			const void *tile = C->tiles[t];
-			scan_nonfinite(ck, i, j, rows, cols, tile);
-			for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
-				double complex d = sg_load(ck->p, tile, e) - sg_load(ck->p, w.ref, e);
-				ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
-			}
-			starpu_data_release(C->handles[t]);
+	SG_DESC_FOR_LOCAL(C, t) {
+		if (ret)
+			break;
+		int i, j, rows, cols;
+		sg_desc_tile_shape(C, t, &i, &j, &rows, &cols);
+		/* Once a NaN/Inf is known the residual is +Inf: only the scan goes on. */
+		int compare = ck->first_nonfinite == INT64_MAX;
+		if (compare && (ret = reference_tile(ck, &w, i, j, rows, cols)))
+			break;
+		/* R: waits for the tasks writing the tile and brings it back from a GPU. */
+		if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
+			break;
+		const void *tile = C->tiles[t];
+		scan_nonfinite(ck, i, j, rows, cols, tile);
+		for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
+			double complex d = sg_load(ck->p, tile, e) - sg_load(ck->p, w.ref, e);
+			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
 		}
+		starpu_data_release(C->handles[t]);
 	}
 	free(w.ref);
 	free(w.a);
@@ -157,10 +155,8 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 {
 	const struct starpu_gemm_desc *C = ck->C;
 	int64_t local_entries = 0;
-	for (int64_t t = 0; t < (int64_t)C->mt * C->nt; t++)
-		if (C->owners[t] == C->rank)
-			local_entries += (int64_t)sg_desc_extent(C->m, C->tile, (int)(t % C->mt)) *
-			                 sg_desc_extent(C->n, C->tile, (int)(t / C->mt));
+	SG_DESC_FOR_LOCAL(C, t)
+		local_entries += (int64_t)(sg_desc_tile_bytes(C, t) / C->p->elemsize);
 	/* As many samples as entries: the full check costs the same and is exact. */
 	if (samples >= local_entries)
 		return sg_check_full(ck);
@@ -168,26 +164,24 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 	void *abuf = malloc(DOT_CHUNK * ck->p->elemsize), *bbuf = malloc(DOT_CHUNK * ck->p->elemsize);
 	int ret = pos && abuf && bbuf ? 0 : -ENOMEM;
 	int64_t start = 0, s = 0; /* first entry of the current tile, next sample */
-	for (int j = 0; j < C->nt && !ret; j++) {
-		for (int i = 0; i < C->mt && !ret; i++) {
-			int64_t t = sg_desc_index(C, i, j);
-			if (C->owners[t] != C->rank)
-				continue;
-			int rows = sg_desc_extent(C->m, C->tile, i), cols = sg_desc_extent(C->n, C->tile, j);
-			if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
-				break;
-			scan_nonfinite(ck, i, j, rows, cols, C->tiles[t]);
-			for (; s < samples && pos[s] < start + (int64_t)rows * cols; s++) {
-				int64_t e = pos[s] - start;
-				int64_t row = (int64_t)i * C->tile + e % rows;
-				int64_t col = (int64_t)j * C->tile + e / rows;
-				double complex d = sg_load(ck->p, C->tiles[t], e) -
-				                   reference_entry(ck, row, col, abuf, bbuf);
-				ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
-			}
-			starpu_data_release(C->handles[t]);
-			start += (int64_t)rows * cols;
+	SG_DESC_FOR_LOCAL(C, t) {
+		if (ret)
+			break;
+		int i, j, rows, cols;
+		sg_desc_tile_shape(C, t, &i, &j, &rows, &cols);
+		if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
+			break;
+		scan_nonfinite(ck, i, j, rows, cols, C->tiles[t]);
+		for (; s < samples && pos[s] < start + (int64_t)rows * cols; s++) {
+			int64_t e = pos[s] - start;
+			int64_t row = (int64_t)i * C->tile + e % rows;
+			int64_t col = (int64_t)j * C->tile + e / rows;
+			double complex d = sg_load(ck->p, C->tiles[t], e) -
+			                   reference_entry(ck, row, col, abuf, bbuf);
+			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
 		}
+		starpu_data_release(C->handles[t]);
+		start += (int64_t)rows * cols;
 	}
 	/* An unbiased estimate of the squared error over all this rank's entries, so sampled and
 	 * full residuals compare with the same bound. */

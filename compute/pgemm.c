@@ -109,15 +109,6 @@ static void release_block(struct pgemm *g, int i0, int i1, int j0, int j1)
 				starpu_data_wont_use(starpu_gemm_desc_handle(g->C, i, j));
 }
 
-static int64_t local_tasks(const struct pgemm *g)
-{
-	int64_t tiles = 0;
-	for (int i = 0; i < g->pb.Mt; i++)
-		for (int j = 0; j < g->pb.Nt; j++)
-			tiles += starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank;
-	return tiles * g->pb.Kt;
-}
-
 static void walk_algorithm3(struct pgemm *g)
 {
 	const struct starpu_gemm_plan *pl = &g->plan;
@@ -176,7 +167,7 @@ int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
 	struct pgemm g = { .A = A, .B = B, .C = C, .alpha = alpha, .beta = beta };
 	int ret = sg_problem_make(&g.pb, transA, transB, A, B, C);
 	if (!ret)
-		ret = starpu_gemm_plan_make(&g.plan, transA, transB, A, B, C, &opts);
+		ret = sg_plan_make(&g.plan, &g.pb, &opts);
 	if (ret)
 		return ret;
 	g.prec = sg_precision(g.pb.prec);
@@ -194,7 +185,8 @@ int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
 	}
 
 	int lookahead = g.plan.throttled ? g.plan.lookahead : 0;
-	g.window = sg_window_create(lookahead, opts.progress && g.pb.rank == 0, local_tasks(&g),
+	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g.pb.Kt;
+	g.window = sg_window_create(lookahead, opts.progress && g.pb.rank == 0, local_tasks,
 	                            stats ? sample_remote_tiles : NULL, &g);
 	if (!g.window)
 		return -ENOMEM;

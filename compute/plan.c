@@ -196,8 +196,13 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 {
 	struct sg_problem pb;
 	int ret = sg_problem_make(&pb, transA, transB, A, B, C);
-	if (ret)
-		return ret;
+	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
+}
+
+int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem,
+                 const struct starpu_gemm_opts *opts_in)
+{
+	const struct sg_problem pb = *problem;
 	struct starpu_gemm_opts opts;
 	if (opts_in)
 		opts = *opts_in;
@@ -219,9 +224,8 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 
 	/* Every rank must walk the same blocks: agree on the smallest resources. */
 	int ngpus;
-	size_t gpu_mem = opts.gpu_mem ? opts.gpu_mem : gpu_memory(&ngpus);
-	if (opts.gpu_mem)
-		gpu_memory(&ngpus);
+	size_t measured_gpu_mem = gpu_memory(&ngpus);
+	size_t gpu_mem = opts.gpu_mem ? opts.gpu_mem : measured_gpu_mem;
 	size_t host_mem = opts.host_mem ? opts.host_mem : host_memory(pb.comm);
 	unsigned long long local[3] = { (unsigned long long)ngpus, gpu_mem, host_mem }, agreed[3];
 	MPI_Allreduce(local, agreed, 3, MPI_UNSIGNED_LONG_LONG, MPI_MIN, pb.comm);

@@ -20,6 +20,10 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
                     const struct starpu_gemm_desc *C);
 
+/* starpu_gemm_plan_make for a problem already made and checked (pgemm makes it once). */
+int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
+                 const struct starpu_gemm_opts *opts);
+
 /* Tile (row, column) of op(X) at (i, k): the stored tile is transposed when trans != 'N'. */
 static inline void sg_op_tile(char trans, int i, int k, int *row, int *col)
 {

@@ -38,14 +38,9 @@ static void free_desc(struct starpu_gemm_desc *d)
 	if (!d)
 		return;
 	if (d->tiles) {
-		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++) {
-			if (!d->tiles[t])
-				continue;
-			int i = (int)(t % d->mt), j = (int)(t / d->mt);
-			size_t bytes = (size_t)sg_desc_extent(d->m, d->tile, i) *
-			               (size_t)sg_desc_extent(d->n, d->tile, j) * d->p->elemsize;
-			starpu_free_noflag(d->tiles[t], bytes);
-		}
+		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
+			if (d->tiles[t])
+				starpu_free_noflag(d->tiles[t], sg_desc_tile_bytes(d, t));
 	}
 	free(d->tiles);
 	free(d->handles);
@@ -73,23 +68,17 @@ static int compute_owners(struct starpu_gemm_desc *d)
 
 static int alloc_local_tiles(struct starpu_gemm_desc *d)
 {
-	for (int j = 0; j < d->nt; j++) {
-		for (int i = 0; i < d->mt; i++) {
-			int64_t t = sg_desc_index(d, i, j);
-			if (d->owners[t] != d->rank)
-				continue;
-			size_t bytes = (size_t)sg_desc_extent(d->m, d->tile, i) *
-			               (size_t)sg_desc_extent(d->n, d->tile, j) * d->p->elemsize;
-			/* Pinned (starpu_malloc) so transfers to GPUs are asynchronous DMA. */
-			if (starpu_malloc(&d->tiles[t], bytes) != 0 || !d->tiles[t]) {
-				d->tiles[t] = NULL;
-				fprintf(stderr, "starpu_gemm: rank %d cannot allocate tile (%d,%d) (%zu "
-				        "bytes)\n", d->rank, i, j, bytes);
-				return -ENOMEM;
-			}
-			d->local_tiles++;
-			d->local_bytes += bytes;
+	SG_DESC_FOR_LOCAL(d, t) {
+		size_t bytes = sg_desc_tile_bytes(d, t);
+		/* Pinned (starpu_malloc) so transfers to GPUs are asynchronous DMA. */
+		if (starpu_malloc(&d->tiles[t], bytes) != 0 || !d->tiles[t]) {
+			d->tiles[t] = NULL;
+			fprintf(stderr, "starpu_gemm: rank %d cannot allocate tile (%d,%d) (%zu bytes)\n",
+			        d->rank, (int)(t % d->mt), (int)(t / d->mt), bytes);
+			return -ENOMEM;
 		}
+		d->local_tiles++;
+		d->local_bytes += bytes;
 	}
 	return 0;
 }

@@ -36,6 +36,35 @@ static inline int sg_desc_extent(int64_t elems, int tile, int index)
 	return left < tile ? (int)left : tile;
 }
 
+/* Tile t (index order) as coordinates and extents. */
+static inline void sg_desc_tile_shape(const struct starpu_gemm_desc *d, int64_t t, int *i,
+                                      int *j, int *rows, int *cols)
+{
+	*i = (int)(t % d->mt);
+	*j = (int)(t / d->mt);
+	*rows = sg_desc_extent(d->m, d->tile, *i);
+	*cols = sg_desc_extent(d->n, d->tile, *j);
+}
+
+static inline size_t sg_desc_tile_bytes(const struct starpu_gemm_desc *d, int64_t t)
+{
+	int i, j, rows, cols;
+	sg_desc_tile_shape(d, t, &i, &j, &rows, &cols);
+	return (size_t)rows * (size_t)cols * d->p->elemsize;
+}
+
+/* The walk every per-rank loop shares: the next tile after t (start from -1) that this rank
+ * owns, in index order, or -1 when none is left. */
+static inline int64_t sg_desc_next_local(const struct starpu_gemm_desc *d, int64_t t)
+{
+	for (t++; t < (int64_t)d->mt * d->nt; t++)
+		if (d->owners[t] == d->rank)
+			return t;
+	return -1;
+}
+#define SG_DESC_FOR_LOCAL(d, t) \
+	for (int64_t t = sg_desc_next_local(d, -1); t >= 0; t = sg_desc_next_local(d, t))
+
 /* --- owner.c: ownership functions ------------------------------------------------------- */
 
 /* 0 when dist describes nranks ranks (P, Q >= 1, P*Q == nranks, known kind, owner set for
@@ -45,6 +74,16 @@ int sg_dist_validate(const struct starpu_gemm_dist *dist, int nranks, int verbos
 int sg_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
 
 /* --- random.c: the element generator, shared with check/ -------------------------------- */
+
+/* splitmix64's finaliser: a bijection of 64-bit words with good avalanche; the hash behind
+ * the random elements and check/'s sample positions. */
+static inline uint64_t sg_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+#define SG_GOLDEN 0x9E3779B97F4A7C15ULL
 
 /* Writes starpu_gemm_random_element(seed, row0 + r, col0 + c) at dst[r + c*ld] for a rows x
  * cols block: one hash chain per column, so generating panels is cheap. */

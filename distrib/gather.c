@@ -21,13 +21,6 @@ static void copy_tile(const struct starpu_gemm_desc *d, int i, int j, const void
 	}
 }
 
-static size_t tile_bytes(const struct starpu_gemm_desc *d, int64_t t)
-{
-	int i = (int)(t % d->mt), j = (int)(t / d->mt);
-	return (size_t)sg_desc_extent(d->m, d->tile, i) * sg_desc_extent(d->n, d->tile, j) *
-	       d->p->elemsize;
-}
-
 /* Tiles [first, last) in column-major tile order: every rank posts its part of the moves to
  * root (only root and the owners do anything), root copies, and every rank flushes the
  * StarPU-MPI cache of those tiles at the same point, as starpu_mpi_cache_flush requires,
@@ -76,9 +69,9 @@ int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root)
 	while (first < ntiles) {
 		/* Every rank computes the same windows: they depend only on the shape. */
 		int64_t last = first + 1;
-		size_t bytes = tile_bytes(desc, first);
-		while (last < ntiles && bytes + tile_bytes(desc, last) <= GATHER_WINDOW_BYTES)
-			bytes += tile_bytes(desc, last++);
+		size_t bytes = sg_desc_tile_bytes(desc, first);
+		while (last < ntiles && bytes + sg_desc_tile_bytes(desc, last) <= GATHER_WINDOW_BYTES)
+			bytes += sg_desc_tile_bytes(desc, last++);
 		int ret = gather_window(desc, first, last, dst, root);
 		if (ret)
 			return ret;

@@ -8,21 +8,12 @@
 #include "distrib/desc.h"
 #include "common/errors.h"
 
-#define GOLDEN 0x9E3779B97F4A7C15ULL
-
-/* splitmix64's finaliser: a bijection of 64-bit words with good avalanche. */
-static inline uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
 
 /* The hash chain starts per column, then takes the row: a column of a tile costs one mix64
  * to start and one (two for complex) per element. */
 static inline uint64_t column_hash(uint64_t seed, int64_t col)
 {
-	return mix64(mix64(seed + GOLDEN) + (uint64_t)col);
+	return sg_mix64(sg_mix64(seed + SG_GOLDEN) + (uint64_t)col);
 }
 
 /* Uniform in [-0.5, 0.5) with all the mantissa bits of the type, and exactly representable in
@@ -39,10 +30,10 @@ static inline void store_part(int single, uint64_t bits, void *dst, int64_t part
 static inline __attribute__((always_inline)) void
 store_element(int single, int is_complex, uint64_t colhash, int64_t row, void *dst, int64_t index)
 {
-	uint64_t h = mix64(colhash + (uint64_t)row);
+	uint64_t h = sg_mix64(colhash + (uint64_t)row);
 	if (is_complex) {
 		store_part(single, h, dst, 2 * index);
-		store_part(single, mix64(h + GOLDEN), dst, 2 * index + 1);
+		store_part(single, sg_mix64(h + SG_GOLDEN), dst, 2 * index + 1);
 	} else {
 		store_part(single, h, dst, index);
 	}
@@ -100,9 +91,8 @@ static void *fill_tiles(void *arg)
 	const struct starpu_gemm_desc *desc = job->desc;
 	for (int64_t n = job->id; n < job->count; n += job->threads) {
 		int64_t t = job->tiles[n];
-		int i = (int)(t % desc->mt), j = (int)(t / desc->mt);
-		int rows = sg_desc_extent(desc->m, desc->tile, i);
-		int cols = sg_desc_extent(desc->n, desc->tile, j);
+		int i, j, rows, cols;
+		sg_desc_tile_shape(desc, t, &i, &j, &rows, &cols);
 		sg_random_block(desc->p, job->seed, (int64_t)i * desc->tile, (int64_t)j * desc->tile,
 		                rows, cols, desc->tiles[t], rows);
 	}
@@ -117,15 +107,11 @@ int starpu_gemm_desc_fill_random(struct starpu_gemm_desc *desc, uint64_t seed)
 	int64_t *owned = malloc((size_t)(total > 0 ? total : 1) * sizeof(*owned));
 	if (!owned)
 		return -ENOMEM;
-	for (int j = 0; j < desc->nt; j++)
-		for (int i = 0; i < desc->mt; i++) {
-			int64_t t = sg_desc_index(desc, i, j);
-			if (!desc->tiles[t])
-				continue;
-			/* W: waits for the tasks still using the tile, and invalidates copies on GPUs. */
-			SG_STARPU_CHECK(starpu_data_acquire(desc->handles[t], STARPU_W));
-			owned[count++] = t;
-		}
+	SG_DESC_FOR_LOCAL(desc, t) {
+		/* W: waits for the tasks still using the tile, and invalidates copies on GPUs. */
+		SG_STARPU_CHECK(starpu_data_acquire(desc->handles[t], STARPU_W));
+		owned[count++] = t;
+	}
 	cpu_set_t cores;
 	int threads = sched_getaffinity(0, sizeof(cores), &cores) == 0 ? CPU_COUNT(&cores) : 1;
 	threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;

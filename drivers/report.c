@@ -26,11 +26,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	                (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM) };
 	int *all = rep->rank == 0 ? malloc(3 * sizeof(int) * (size_t)rep->nranks) : NULL;
 	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
-	int totals[3];
-	MPI_Allreduce(mine, totals, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	rep->ncpu = totals[0];
-	rep->ncuda = totals[1];
-	rep->ngpus = totals[2];
+	for (int r = 0; all && r < rep->nranks; r++) {
+		rep->ncpu += all[3 * r];
+		rep->ncuda += all[3 * r + 1];
+		rep->ngpus += all[3 * r + 2];
+	}
 	if (rep->rank == 0 && !opts->csv) {
 		const char *env = getenv("STARPU_SCHED");
 		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",
@@ -51,14 +51,14 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	free(all);
 }
 
-void sg_report_plan(const struct sg_report *rep, const struct starpu_gemm_plan *plan)
+void sg_report_plan(const struct sg_report *rep)
 {
 	if (rep->rank != 0)
 		return;
 	if (rep->opts->csv && !rep->opts->plan_only) {
 		printf("%s\n", SG_REPORT_CSV_HEADER);
 	} else {
-		starpu_gemm_plan_print(stdout, plan);
+		starpu_gemm_plan_print(stdout, rep->plan);
 	}
 	fflush(stdout);
 }
@@ -81,19 +81,27 @@ static void format_check(const struct sg_check_result *check, int tile, char *bu
 		         (long long)(check->bad_row / tile), (long long)(check->bad_col / tile));
 }
 
+/* Collective: measured (SG_TRAFFIC_KINDS values), then the plan's predictions (host -> GPU,
+ * GPU -> host, MPI received), summed over ranks on rank 0. */
+#define SG_REPORT_BYTES (SG_TRAFFIC_KINDS + 3)
+static void sum_bytes(const struct starpu_gemm_plan *pl, const double measured[SG_TRAFFIC_KINDS],
+                      double sums[SG_REPORT_BYTES])
+{
+	double mine[SG_REPORT_BYTES] = { measured[0], measured[1], measured[2], measured[3],
+	                                 pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
+	                                 pl->mpi_recv_bytes };
+	MPI_Reduce(mine, sums, SG_REPORT_BYTES, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+
 void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
                          const struct sg_check_result *check, const struct sg_traffic *traffic)
 {
 	const struct sg_driver_options *o = rep->opts;
 	const struct starpu_gemm_plan *pl = rep->plan;
 	/* The run's bytes, then the predictions, summed over ranks for the CSV row. */
-	double bytes[7] = { 0 };
-	if (o->csv) {
-		double mine[7] = { traffic->last_run[0], traffic->last_run[1], traffic->last_run[2],
-		                   traffic->last_run[3], pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
-		                   pl->mpi_recv_bytes };
-		MPI_Reduce(mine, bytes, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-	}
+	double bytes[SG_REPORT_BYTES] = { 0 };
+	if (o->csv)
+		sum_bytes(pl, traffic->last_run, bytes);
 	if (rep->rank != 0)
 		return;
 	double gflops = starpu_gemm_tile_flops(o->prec, o->M, o->N, o->K) / seconds / 1e9;
@@ -110,7 +118,7 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf("%.6e", check->residual);
 		else
 			printf("-1");
-		for (int b = 0; b < 7; b++)
+		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
 		printf(",%s\n", pl->regime[0] ? pl->regime : "-");
 		if (check->done) /* stdout holds only the table */
@@ -134,7 +142,6 @@ void sg_traffic_enable(struct sg_traffic *traffic)
 	stats_unasked = starpu_getenv_number_default("STARPU_MPI_STATS", 0) <= 0 &&
 	                starpu_getenv_number_default("STARPU_COMM_STATS", 0) <= 0;
 	starpu_mpi_comm_stats_enable();
-	traffic->enabled = 1;
 }
 
 int sg_traffic_stats_unasked(void)
@@ -158,8 +165,6 @@ static double mpi_sent_total(void)
 
 void sg_traffic_begin(struct sg_traffic *traffic)
 {
-	if (!traffic->enabled)
-		return;
 	/* Reading a bus's counters resets them: what was moved before this run is dropped. */
 	for (int bus = 0; bus < starpu_bus_get_count(); bus++)
 		starpu_bus_get_profiling_info(bus, NULL);
@@ -168,8 +173,6 @@ void sg_traffic_begin(struct sg_traffic *traffic)
 
 void sg_traffic_end(struct sg_traffic *traffic)
 {
-	if (!traffic->enabled)
-		return;
 	double *run = traffic->last_run;
 	run[0] = run[1] = run[2] = 0;
 	for (int bus = 0; bus < starpu_bus_get_count(); bus++) {
@@ -186,22 +189,16 @@ void sg_traffic_end(struct sg_traffic *traffic)
 			run[2] += bytes;
 	}
 	run[3] = mpi_sent_total() - traffic->mpi_sent_before;
-	traffic->host_to_gpu += run[0];
-	traffic->gpu_to_host += run[1];
-	traffic->gpu_to_gpu += run[2];
-	traffic->mpi_sent += run[3];
+	for (int t = 0; t < SG_TRAFFIC_KINDS; t++)
+		traffic->total[t] += run[t];
 }
 
 void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs)
 {
-	const struct starpu_gemm_plan *pl = rep->plan;
-	double mine[7] = { traffic->host_to_gpu, traffic->gpu_to_host, traffic->gpu_to_gpu,
-	                   traffic->mpi_sent, pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
-	                   pl->mpi_recv_bytes };
-	double sums[7];
-	MPI_Reduce(mine, sums, 7, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	double sums[SG_REPORT_BYTES];
+	sum_bytes(rep->plan, traffic->total, sums);
 	/* --csv: the rows carried it already. */
-	if (rep->rank != 0 || runs <= 0 || !traffic->enabled || rep->opts->csv)
+	if (rep->rank != 0 || runs <= 0 || rep->opts->csv)
 		return;
 	char a[32], b[32];
 	printf("traffic per run, all ranks (measured: mean of %d run(s)):\n", runs);

@@ -20,16 +20,15 @@
 struct sg_report {
 	const struct sg_driver_options *opts;
 	int rank, nranks;
-	int ncpu, ncuda, ngpus;              /* totals over all ranks */
+	int ncpu, ncuda, ngpus;              /* totals over all ranks, on rank 0 */
 	char sched[64];                      /* the policy StarPU runs */
 	const struct starpu_gemm_plan *plan; /* what every rank will run */
-	int residual_checked;
 };
 
 /* Collective: gathers the workers of every rank; prints them (non-CSV) with the scheduler. */
 void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts);
-/* Rank 0: the plan summary (non-CSV), or the CSV header. */
-void sg_report_plan(const struct sg_report *rep, const struct starpu_gemm_plan *plan);
+/* Rank 0: rep->plan's summary (non-CSV), or the CSV header. */
+void sg_report_plan(const struct sg_report *rep);
 
 /* The result of one check, for the iteration line. */
 struct sg_check_result {
@@ -40,13 +39,13 @@ struct sg_check_result {
 	int64_t bad_row, bad_col;
 };
 
-/* Data moved by pgemm calls, on this rank. */
+/* Data moved by pgemm calls, on this rank: host -> GPU, GPU -> host, GPU <-> GPU (StarPU bus
+ * profiling), then bytes sent by StarPU-MPI (its communication statistics). */
+enum { SG_TRAFFIC_KINDS = 4 };
 struct sg_traffic {
-	double host_to_gpu, gpu_to_host, gpu_to_gpu; /* StarPU bus profiling */
-	double mpi_sent;                             /* StarPU-MPI communication statistics */
-	double last_run[4];  /* the same four for the last measured run alone */
-	int enabled;
-	double mpi_sent_before;                      /* StarPU-MPI's total at sg_traffic_begin */
+	double total[SG_TRAFFIC_KINDS];    /* over every measured run */
+	double last_run[SG_TRAFFIC_KINDS]; /* the last measured run alone */
+	double mpi_sent_before;            /* StarPU-MPI's total at sg_traffic_begin */
 };
 
 /* Rank 0: one line or CSV row for timed iteration iter (1-based). With --csv it is collective

@@ -8,6 +8,7 @@
 #include <hwloc.h>
 #include "drivers/resources.h"
 #include "common/hostmem.h"
+#include "distrib/desc.h"
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
@@ -17,36 +18,40 @@
 /* The scheduler without GPUs: the sweep of bench/cpu.sh --sweep (bench/README.md). */
 #define SG_DRIVER_CPU_SCHED "lws"
 
-/* Elements along one dimension of length n cut in tiles of size tile that fall on tiles
- * index with index % stride == offset. */
-static double owned_extent(int64_t n, int tile, int stride, int offset)
+/* Every distribution the driver offers owns a product set of tiles that repeats every nranks
+ * tiles along each dimension: rank owns (i,j) iff it owns (i,j0) and (i0,j), for any tile
+ * (i0,j0) it owns. Elements of the dimension of length n that fall on tiles the rank owns,
+ * the other coordinate fixed at other. */
+static double owned_extent(const struct starpu_gemm_dist *dist, int rank, int along_rows,
+                           int other, int64_t n, int tile)
 {
+	int period = dist->P * dist->Q;
 	int64_t ntiles = (n + tile - 1) / tile;
-	if (offset >= ntiles)
-		return 0;
-	int64_t owned = (ntiles - offset + stride - 1) / stride;
-	double extent = (double)owned * tile;
-	if ((ntiles - 1) % stride == offset) /* the last, possibly short, tile is ours */
-		extent -= (double)(ntiles * tile - n);
+	double extent = 0;
+	for (int k = 0; k < period && k < ntiles; k++) {
+		int owner = along_rows ? sg_dist_owner(dist, k, other) : sg_dist_owner(dist, other, k);
+		if (owner != rank)
+			continue;
+		extent += (double)((ntiles - 1 - k) / period + 1) * tile; /* tiles k, k+period, ... */
+		if ((ntiles - 1) % period == k) /* the last, possibly short, tile is ours */
+			extent -= (double)(ntiles * tile - n);
+	}
 	return extent;
 }
 
-/* Every distribution the driver offers owns a product set of tiles: tile (i,j) belongs to a
- * rank iff i % row_stride == row_offset and j % col_stride == col_offset. */
 static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank, int64_t rows,
                                  int64_t cols)
 {
-	int nranks = opts->P * opts->Q;
-	int row_stride = opts->P, col_stride = opts->Q;
-	int row_offset = rank / opts->Q, col_offset = rank % opts->Q;
-	if (opts->dist == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
-		row_stride = nranks, col_stride = 1, row_offset = rank, col_offset = 0;
-	} else if (opts->dist == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
-		row_stride = 1, col_stride = nranks, row_offset = 0, col_offset = rank;
-	}
-	return owned_extent(rows, opts->tile, row_stride, row_offset) *
-	       owned_extent(cols, opts->tile, col_stride, col_offset) *
-	       (double)starpu_gemm_elemsize(opts->prec);
+	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
+	int nranks = opts->P * opts->Q, tile = opts->tile;
+	int64_t mt = (rows + tile - 1) / tile, nt = (cols + tile - 1) / tile;
+	for (int i = 0; i < mt && i < nranks; i++)
+		for (int j = 0; j < nt && j < nranks; j++)
+			if (sg_dist_owner(&dist, i, j) == rank)
+				return owned_extent(&dist, rank, 1, j, rows, tile) *
+				       owned_extent(&dist, rank, 0, i, cols, tile) *
+				       (double)starpu_gemm_elemsize(opts->prec);
+	return 0;
 }
 
 double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
@@ -70,14 +75,11 @@ const char *sg_driver_sched_source = "StarPU's default";
  * StarPU binds its CUDA worker and MPI thread to the first ones: the same cores for every rank.
  * Measured: 2 ranks sharing an H200 node this way ran a 16384 DGEMM at 0.8 TFLOP/s. Give each
  * such rank its own slice of the cores instead; ranks mpirun did bind are left alone. */
-static void share_cores(void)
+static void share_cores(MPI_Comm host)
 {
-	MPI_Comm node;
 	int local_rank, local_ranks;
-	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	MPI_Comm_rank(node, &local_rank);
-	MPI_Comm_size(node, &local_ranks);
-	MPI_Comm_free(&node);
+	MPI_Comm_rank(host, &local_rank);
+	MPI_Comm_size(host, &local_ranks);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t mine;
 	if (local_ranks < 2 || cores < 2L * local_ranks ||
@@ -92,7 +94,7 @@ static void share_cores(void)
 }
 #endif
 
-void sg_driver_gpu_defaults(struct starpu_conf *conf)
+void sg_driver_gpu_defaults(struct starpu_conf *conf, MPI_Comm host)
 {
 #ifdef STARPU_USE_CUDA
 	const char *ncuda = getenv("STARPU_NCUDA");
@@ -102,7 +104,7 @@ void sg_driver_gpu_defaults(struct starpu_conf *conf)
 		return;
 	if (!getenv("STARPU_NCPU"))
 		conf->ncpus = 0;
-	share_cores();
+	share_cores(host);
 	const char *sched = getenv("STARPU_SCHED");
 	if (!sched || !*sched) {
 		conf->sched_policy_name = SG_DRIVER_GPU_SCHED;
@@ -110,6 +112,7 @@ void sg_driver_gpu_defaults(struct starpu_conf *conf)
 	}
 #else
 	(void)conf;
+	(void)host;
 #endif
 }
 
@@ -166,17 +169,21 @@ const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
 	return buf;
 }
 
-int sg_driver_check_host_memory(const struct sg_driver_options *opts, char *err, size_t errlen)
+MPI_Comm sg_driver_host_comm(void)
 {
-	int rank;
 	MPI_Comm host;
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+	return host;
+}
+
+int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm host, char *err,
+                                size_t errlen)
+{
+	int rank, host_ranks;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-	int host_ranks;
 	MPI_Comm_size(host, &host_ranks);
 	double need = sg_driver_owned_bytes(opts, rank), host_need = 0;
 	MPI_Allreduce(&need, &host_need, 1, MPI_DOUBLE, MPI_SUM, host);
-	MPI_Comm_free(&host);
 
 	/* A per-process limit (STARPU_LIMIT_CPU_MEM) bounds each rank; otherwise the node's ranks
 	 * share its available memory, however unevenly they own tiles. */

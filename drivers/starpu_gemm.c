@@ -73,11 +73,12 @@ static void single_threaded_blas(void)
 
 /* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
  * Returns 0, or a message in err: no StarPU, or nothing to run tasks on. */
-static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t errlen)
+static int start_starpu(int *argc, char ***argv, MPI_Comm host, int *started, char *err,
+                        size_t errlen)
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	sg_driver_gpu_defaults(&conf);
+	sg_driver_gpu_defaults(&conf, host);
 	sg_driver_cpu_defaults(&conf, nranks);
 	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	*started = ret == 0;
@@ -201,11 +202,9 @@ static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm
 }
 
 /* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
-static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_report *rep)
+static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
+               struct matrices *m, struct sg_report *rep)
 {
-	struct starpu_gemm_opts gemm_opts;
-	gemm_opts_from(o, &gemm_opts);
-
 	double alpha[2], beta[2]; /* room for a double complex */
 	sg_options_scalar(o->prec, o->alpha, alpha);
 	sg_options_scalar(o->prec, o->beta, beta);
@@ -235,7 +234,7 @@ static int run(const struct sg_driver_options *o, struct matrices *m, struct sg_
 		MPI_Barrier(MPI_COMM_WORLD);
 		double start = MPI_Wtime();
 		ret = starpu_gemm_pgemm(o->transA, o->transB, alpha, m->A, m->B, beta, m->C,
-		                        &gemm_opts, NULL);
+		                        gemm_opts, NULL);
 		MPI_Barrier(MPI_COMM_WORLD);
 		double seconds = MPI_Wtime() - start;
 		if (timed)
@@ -296,17 +295,20 @@ int main(int argc, char **argv)
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
 
 	single_threaded_blas();
+	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
-	start_starpu(&argc, &argv, &started, err, sizeof(err));
+	start_starpu(&argc, &argv, host, &started, err, sizeof(err));
 	if (agree_on_error(err)) {
 		if (started)
 			stop_starpu();
+		MPI_Comm_free(&host);
 		MPI_Finalize();
 		return EXIT_BAD_INPUT;
 	}
 	settle_tile(&opts);
 	/* Before allocating anything: do this rank's tiles fit on its host? */
-	sg_driver_check_host_memory(&opts, err, sizeof(err));
+	sg_driver_check_host_memory(&opts, host, err, sizeof(err));
+	MPI_Comm_free(&host);
 	int status = EXIT_BAD_INPUT;
 	struct matrices m;
 	if (agree_on_error(err) || create_matrices(&opts, &m, err, sizeof(err)))
@@ -314,18 +316,18 @@ int main(int argc, char **argv)
 
 	struct sg_report rep;
 	sg_report_setup(&rep, &opts);
-	struct starpu_gemm_opts plan_opts;
-	gemm_opts_from(&opts, &plan_opts);
+	struct starpu_gemm_opts gemm_opts;
+	gemm_opts_from(&opts, &gemm_opts);
 	struct starpu_gemm_plan plan;
-	int ret = starpu_gemm_plan_make(&plan, opts.transA, opts.transB, m.A, m.B, m.C, &plan_opts);
+	int ret = starpu_gemm_plan_make(&plan, opts.transA, opts.transB, m.A, m.B, m.C, &gemm_opts);
 	err[0] = '\0';
 	if (ret)
 		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
 		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
 	if (!agree_on_error(err)) {
 		rep.plan = &plan;
-		sg_report_plan(&rep, &plan);
-		status = opts.plan_only ? EXIT_OK : run(&opts, &m, &rep);
+		sg_report_plan(&rep);
+		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep);
 	}
 	destroy_matrices(&m);
 out:

@@ -48,21 +48,16 @@ stage_info() {
 }
 stage_sanity() {
   # At least 2 ranks, so StarPU-MPI is exercised on a 1-GPU node too (the ranks share it).
-  "${mpirun_gpu[@]}" -np $(( gpus < 2 ? 2 : gpus )) "$sg/scripts/gpu-per-rank.sh" \
+  # The GPU count counted above, so that no rank runs nvidia-smi again.
+  SG_GPUS_PER_NODE=$gpus "${mpirun_gpu[@]}" -x SG_GPUS_PER_NODE -np $(( gpus < 2 ? 2 : gpus )) \
+    "$sg/scripts/gpu-per-rank.sh" \
     starpu_gemm -M 16384 -N 16384 \
     -K 16384 -t 2048 --niter 2 --warmup 1 --check --quiet
 }
 stage_tests() {
   top_srcdir=$sg top_builddir=$sg/build "$sg/tests/gpu.sh"
 }
-stage_calibrate() {
-  if [ -x "$sg/perfmodels/calibrate.sh" ]; then "$sg/perfmodels/calibrate.sh"; return; fi
-  for n in 8192 16384; do
-    STARPU_CALIBRATE=1 STARPU_NCUDA=$gpus STARPU_NCPU=0 "${mpirun_gpu[@]}" -x STARPU_CALIBRATE \
-      -x STARPU_NCUDA -x STARPU_NCPU -np 1 starpu_gemm -M $n -N $n -K $n -t 2048 --niter 3 --quiet
-  done
-  starpu_perfmodel_display -s starpu_gemm_dgemm
-}
+stage_calibrate() { "$sg/perfmodels/calibrate.sh"; }
 # tune: one line per configuration of the 1-GPU and all-GPU DGEMM (TUNE_N, default 32768):
 # scheduler, tile, workers per GPU, CUDA pipeline depth, CPU workers, static GPU ownership.
 stage_tune() {

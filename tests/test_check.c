@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_common.h"
+#include "check/check.h"
 #include "common/blas.h"
 #include "common/precision.h"
 
@@ -26,59 +27,40 @@ struct check_case {
 	uint64_t seedA, seedB, seedC0;
 };
 
-static int user_owner(int i, int j, void *arg)
-{
-	return (i * 7 + j * 3) % *(int *)arg;
-}
-
-static double complex sg_load_entry(const struct sg_precision *p, const void *x, int64_t idx)
-{
-	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
-	if (p->is_complex)
-		return single ? ((const float complex *)x)[idx] : ((const double complex *)x)[idx];
-	return single ? ((const float *)x)[idx] : ((const double *)x)[idx];
-}
-
-static void store(const struct sg_precision *p, double complex v, void *x, int64_t idx)
-{
-	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
-	if (p->is_complex && single)
-		((float complex *)x)[idx] = (float complex)v;
-	else if (p->is_complex)
-		((double complex *)x)[idx] = v;
-	else if (single)
-		((float *)x)[idx] = (float)creal(v);
-	else
-		((double *)x)[idx] = creal(v);
-}
-
-static void *regenerate(const struct sg_precision *p, uint64_t seed, int64_t rows, int64_t cols)
-{
-	char *x = malloc((size_t)(rows * cols) * p->elemsize);
-	for (int64_t c = 0; c < cols; c++)
-		for (int64_t r = 0; r < rows; r++)
-			starpu_gemm_random_element(p->letter, seed, r, c,
-			                           x + (size_t)(r + c * rows) * p->elemsize);
-	return x;
-}
-
 /* The whole C = alpha op(A) op(B) + beta C0, on every rank (the matrices are small). */
-static void *reference(const struct check_case *cs)
+static void *reference(const struct check_case *cs, const struct starpu_gemm_desc *A,
+                       const struct starpu_gemm_desc *B)
 {
-	const struct sg_precision *p = sg_precision(cs->prec);
-	int64_t ar = cs->transA == 'N' ? cs->M : cs->K, ac = cs->transA == 'N' ? cs->K : cs->M;
-	int64_t br = cs->transB == 'N' ? cs->K : cs->N, bc = cs->transB == 'N' ? cs->N : cs->K;
-	void *A = regenerate(p, cs->seedA, ar, ac), *B = regenerate(p, cs->seedB, br, bc);
-	void *C = regenerate(p, cs->seedC0, cs->M, cs->N);
+	int64_t ar = starpu_gemm_desc_rows(A), br = starpu_gemm_desc_rows(B);
+	void *Ar = sgt_regenerate(cs->prec, cs->seedA, ar, starpu_gemm_desc_cols(A));
+	void *Br = sgt_regenerate(cs->prec, cs->seedB, br, starpu_gemm_desc_cols(B));
+	void *C = sgt_regenerate(cs->prec, cs->seedC0, cs->M, cs->N);
 	char alpha[16], beta[16];
-	store(p, cs->alpha, alpha, 0);
-	store(p, cs->beta, beta, 0);
+	sgt_store(cs->prec, cs->alpha, alpha, 0);
+	sgt_store(cs->prec, cs->beta, beta, 0);
 	int ret = sg_cblas_gemm(cs->prec, cs->transA, cs->transB, (int)cs->M, (int)cs->N,
-	                        (int)cs->K, alpha, A, (int)ar, B, (int)br, beta, C, (int)cs->M);
+	                        (int)cs->K, alpha, Ar, (int)ar, Br, (int)br, beta, C, (int)cs->M);
 	sgt_expect(ret == 0, "reference gemm (%d)", ret);
-	free(A);
-	free(B);
+	free(Ar);
+	free(Br);
 	return C;
+}
+
+/* Tile (i,j) of C acquired in mode on its owner (release it with starpu_data_release); NULL
+ * on the other ranks, and with a FAIL "acquire C(i,j) to <why>" when it cannot be acquired. */
+static char *acquire_owned(struct starpu_gemm_desc *C, int i, int j,
+                           enum starpu_data_access_mode mode, const char *why, int *rows,
+                           int *cols)
+{
+	if (starpu_gemm_desc_owner(C, i, j) != sgt_rank)
+		return NULL;
+	starpu_gemm_desc_tile_shape(C, i, j, rows, cols);
+	starpu_data_handle_t h = starpu_gemm_desc_handle(C, i, j);
+	if (starpu_data_acquire(h, mode) != 0) {
+		sgt_expect(0, "acquire C(%d,%d) to %s", i, j, why);
+		return NULL;
+	}
+	return starpu_data_get_local_ptr(h);
 }
 
 /* Copies the owned tiles of C from the whole column-major matrix full. */
@@ -89,21 +71,15 @@ static void write_tiles(struct starpu_gemm_desc *C, const char *full)
 	int tile = starpu_gemm_desc_tile_size(C);
 	for (int j = 0; j < starpu_gemm_desc_tile_cols(C); j++) {
 		for (int i = 0; i < starpu_gemm_desc_tile_rows(C); i++) {
-			if (starpu_gemm_desc_owner(C, i, j) != sgt_rank)
-				continue;
 			int rows, cols;
-			starpu_gemm_desc_tile_shape(C, i, j, &rows, &cols);
-			starpu_data_handle_t h = starpu_gemm_desc_handle(C, i, j);
-			if (starpu_data_acquire(h, STARPU_W) != 0) {
-				sgt_expect(0, "acquire C(%d,%d) to write it", i, j);
+			char *tile_ptr = acquire_owned(C, i, j, STARPU_W, "write it", &rows, &cols);
+			if (!tile_ptr)
 				continue;
-			}
-			char *tile_ptr = starpu_data_get_local_ptr(h);
 			for (int c = 0; c < cols; c++)
 				memcpy(tile_ptr + (size_t)c * rows * es,
 				       full + ((size_t)i * tile + ((size_t)j * tile + c) * M) * es,
 				       (size_t)rows * es);
-			starpu_data_release(h);
+			starpu_data_release(starpu_gemm_desc_handle(C, i, j));
 		}
 	}
 }
@@ -112,18 +88,12 @@ static void write_tiles(struct starpu_gemm_desc *C, const char *full)
 static void poke(struct starpu_gemm_desc *C, int64_t row, int64_t col, double complex value)
 {
 	int tile = starpu_gemm_desc_tile_size(C), i = (int)(row / tile), j = (int)(col / tile);
-	if (starpu_gemm_desc_owner(C, i, j) != sgt_rank)
-		return;
 	int rows, cols;
-	starpu_gemm_desc_tile_shape(C, i, j, &rows, &cols);
-	starpu_data_handle_t h = starpu_gemm_desc_handle(C, i, j);
-	if (starpu_data_acquire(h, STARPU_RW) != 0) {
-		sgt_expect(0, "acquire C(%d,%d) to change an entry", i, j);
+	char *tile_ptr = acquire_owned(C, i, j, STARPU_RW, "change an entry", &rows, &cols);
+	if (!tile_ptr)
 		return;
-	}
-	store(sg_precision(starpu_gemm_desc_prec(C)), value, starpu_data_get_local_ptr(h),
-	      row % tile + (col % tile) * rows);
-	starpu_data_release(h);
+	sgt_store(starpu_gemm_desc_prec(C), value, tile_ptr, row % tile + (col % tile) * rows);
+	starpu_data_release(starpu_gemm_desc_handle(C, i, j));
 }
 
 static double run_check(const struct check_case *cs, struct starpu_gemm_desc *A,
@@ -131,9 +101,8 @@ static double run_check(const struct check_case *cs, struct starpu_gemm_desc *A,
                         int64_t *bad_row, int64_t *bad_col)
 {
 	char alpha[16], beta[16];
-	const struct sg_precision *p = sg_precision(cs->prec);
-	store(p, cs->alpha, alpha, 0);
-	store(p, cs->beta, beta, 0);
+	sgt_store(cs->prec, cs->alpha, alpha, 0);
+	sgt_store(cs->prec, cs->beta, beta, 0);
 	double residual = -1;
 	int ret = starpu_gemm_check(cs->transA, cs->transB, alpha, A, cs->seedA, B, cs->seedB, beta,
 	                            C, cs->seedC0, samples, &residual, bad_row, bad_col);
@@ -155,7 +124,7 @@ static void run_case(const struct check_case *cs)
 	}
 	starpu_gemm_desc_fill_random(A, cs->seedA);
 	starpu_gemm_desc_fill_random(B, cs->seedB);
-	char *full = reference(cs);
+	char *full = reference(cs, A, B);
 	char what[200];
 	snprintf(what, sizeof(what), "%c %c%c M=%lld N=%lld K=%lld tile %d grid %dx%d dist %d "
 	         "alpha=%g%+gi beta=%g%+gi", cs->prec, cs->transA, cs->transB, (long long)cs->M,
@@ -186,14 +155,14 @@ static void run_case(const struct check_case *cs)
 
 	/* Entries are O(sqrt(K)): 1 is far beyond rounding for every precision at these sizes. */
 	int64_t pr = sgt_rand_int(0, (int)cs->M - 1), pc = sgt_rand_int(0, (int)cs->N - 1);
-	double complex v = sg_load_entry(p, full, pr + pc * cs->M);
+	double complex v = sg_load(p, full, pr + pc * cs->M);
 	poke(C, pr, pc, v + 1.0);
 	r = run_check(cs, A, B, C, 0, &row, &col);
 	sgt_expect(r > bound && isfinite(r), "full check fails with C(%lld,%lld) off by 1: residual "
 	           "%.3g", (long long)pr, (long long)pc, r);
 	for (int64_t c = 0; c < cs->N; c++)
 		for (int64_t q = 0; q < cs->M; q++)
-			store(p, sg_load_entry(p, full, q + c * cs->M) - 0.5, full, q + c * cs->M);
+			sgt_store(cs->prec, sg_load(p, full, q + c * cs->M) - 0.5, full, q + c * cs->M);
 	write_tiles(C, full);
 	r = run_check(cs, A, B, C, samples, &row, &col);
 	sgt_expect(r > bound && isfinite(r), "sampled check fails with every entry off by 0.5: "
@@ -226,15 +195,12 @@ static void random_case(struct check_case *cs)
 	cs->M = small ? sgt_rand_int(1, cs->tile) : sgt_rand_int(1, 50);
 	cs->N = sgt_rand_int(1, 50);
 	cs->K = small ? sgt_rand_int(1, 3) : sgt_rand_int(1, 60);
-	int P;
-	do
-		P = sgt_rand_int(1, sgt_size);
-	while (sgt_size % P);
+	int P = sgt_rand_divisor(sgt_size);
 	cs->dist = (struct starpu_gemm_dist){ (enum starpu_gemm_dist_kind)sgt_rand_int(0, 3), P,
-	                                      sgt_size / P, user_owner, &sgt_size };
+	                                      sgt_size / P, sgt_user_owner, &sgt_size };
 	cs->alpha = sgt_rand_int(-4, 4) * 0.5 + I * sgt_rand_int(-2, 2) * 0.25;
 	cs->beta = sgt_rand_int(0, 3) == 0 ? 0 : sgt_rand_int(-4, 4) * 0.5 + I * 0.75;
-	if (cs->prec == 's' || cs->prec == 'd') {
+	if (!sg_precision(cs->prec)->is_complex) {
 		cs->alpha = creal(cs->alpha);
 		cs->beta = creal(cs->beta);
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_common.h"
+#include "check/check.h"
 #include "common/blas.h"
 #include "common/precision.h"
 
@@ -42,26 +43,6 @@ struct gemm_case {
 	int direct; /* submitted through starpu_gemm_codelet + starpu_task_insert */
 };
 
-static void store_scalar(const struct sg_precision *p, double complex v, void *dst)
-{
-	switch (p->letter) {
-	case 's': *(float *)dst = (float)creal(v); break;
-	case 'd': *(double *)dst = creal(v); break;
-	case 'c': *(float complex *)dst = (float complex)v; break;
-	default: *(double complex *)dst = v; break;
-	}
-}
-
-static double complex load_scalar(const struct sg_precision *p, const void *src, size_t idx)
-{
-	switch (p->letter) {
-	case 's': return ((const float *)src)[idx];
-	case 'd': return ((const double *)src)[idx];
-	case 'c': return ((const float complex *)src)[idx];
-	default: return ((const double complex *)src)[idx];
-	}
-}
-
 /* Random entries, and NaN in the padding rows: a kernel reading them spoils the result. */
 static void tile_init(struct tile *t, const struct sg_precision *p, uint64_t seed, int rows,
                       int cols, int pad)
@@ -77,7 +58,7 @@ static void tile_init(struct tile *t, const struct sg_precision *p, uint64_t see
 			starpu_gemm_random_element(p->letter, seed, r, c,
 			                           t->data + ((size_t)c * t->ld + r) * es);
 		for (int r = rows; r < t->ld; r++)
-			store_scalar(p, NAN + NAN * I, t->data + ((size_t)c * t->ld + r) * es);
+			sgt_store(p->letter, NAN + NAN * I, t->data, (int64_t)c * t->ld + r);
 	}
 	memcpy(t->ref, t->data, bytes);
 	starpu_matrix_data_register(&t->handle, STARPU_MAIN_RAM, (uintptr_t)t->data, t->ld, rows,
@@ -101,8 +82,10 @@ static void case_init(struct gemm_case *gc, const struct sg_precision *p, char t
 	tile_init(&gc->B, p, seed + 1, tb == 'N' ? s.k : s.n, tb == 'N' ? s.n : s.k, s.pad);
 	tile_init(&gc->C, p, seed + 2, s.m, s.n, s.pad);
 	/* Vary alpha and beta; complex ones have both parts. */
-	store_scalar(p, 1.5 - 0.25 * (index % 3) + (p->is_complex ? -0.75 * I : 0), gc->alpha);
-	store_scalar(p, -0.5 + 0.125 * (index % 5) + (p->is_complex ? 0.625 * I : 0), gc->beta);
+	sgt_store(p->letter, 1.5 - 0.25 * (index % 3) + (p->is_complex ? -0.75 * I : 0), gc->alpha,
+	          0);
+	sgt_store(p->letter, -0.5 + 0.125 * (index % 5) + (p->is_complex ? 0.625 * I : 0), gc->beta,
+	          0);
 }
 
 static int case_submit(struct gemm_case *gc, const struct sg_precision *p)
@@ -189,8 +172,8 @@ static double complex op_entry(const struct sg_precision *p, char trans, const s
                                int i, int j)
 {
 	if (trans == 'N')
-		return load_scalar(p, X->ref, (size_t)j * X->ld + i);
-	double complex x = load_scalar(p, X->ref, (size_t)i * X->ld + j);
+		return sg_load(p, X->ref, (size_t)j * X->ld + i);
+	double complex x = sg_load(p, X->ref, (size_t)i * X->ld + j);
 	return trans == 'C' ? conj(x) : x;
 }
 
@@ -198,7 +181,7 @@ static double complex op_entry(const struct sg_precision *p, char trans, const s
 static int reference_ok(const struct sg_precision *p, struct gemm_case *gc)
 {
 	const struct shape s = gc->s;
-	double complex alpha = load_scalar(p, gc->alpha, 0), beta = load_scalar(p, gc->beta, 0);
+	double complex alpha = sg_load(p, gc->alpha, 0), beta = sg_load(p, gc->beta, 0);
 	double tol = p->eps > 1e-10 ? 1e-5 : 1e-13;
 	int ok = sg_cblas_gemm(p->letter, gc->transA, gc->transB, s.m, s.n, s.k, gc->alpha,
 	                       gc->A.ref, gc->A.ld, gc->B.ref, gc->B.ld, gc->beta, gc->C.ref,
@@ -210,8 +193,8 @@ static int reference_ok(const struct sg_precision *p, struct gemm_case *gc)
 				sum += op_entry(p, gc->transA, &gc->A, i, l) *
 				       op_entry(p, gc->transB, &gc->B, l, j);
 			size_t at = (size_t)j * gc->C.ld + i;
-			double complex want = alpha * sum + beta * load_scalar(p, gc->C.data, at);
-			ok &= cabs(load_scalar(p, gc->C.ref, at) - want) <= tol * (1 + cabs(want));
+			double complex want = alpha * sum + beta * sg_load(p, gc->C.data, at);
+			ok &= cabs(sg_load(p, gc->C.ref, at) - want) <= tol * (1 + cabs(want));
 		}
 	return ok;
 }

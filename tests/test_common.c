@@ -5,6 +5,7 @@
 #include <time.h>
 #include <complex.h>
 #include "test_common.h"
+#include "check/check.h"
 #include "common/precision.h"
 
 int sgt_rank, sgt_size;
@@ -37,7 +38,7 @@ void sgt_init(int *argc, char ***argv)
 		printf("# %d rank(s), %u CPU and %d CUDA worker(s) per rank\n", sgt_size,
 		       starpu_cpu_worker_get_count(), ncuda);
 	uint64_t seed = sgt_seed();
-	rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+	rng_state = seed * SG_GOLDEN + 1;
 }
 
 int sgt_finish(void)
@@ -67,27 +68,89 @@ void sgt_expect(int ok, const char *fmt, ...)
 		failures++;
 }
 
-double sgt_rel_error(char prec, int64_t n, const void *x, const void *ref)
+int sgt_usage(const char *usage)
+{
+	if (sgt_rank == 0)
+		fprintf(stderr, "usage: %s\n", usage);
+	sgt_finish();
+	return 2;
+}
+
+/* Sums of squares of x - ref (of x when ref is NULL) and of ref, over the reals of n elements
+ * (complex arrays are pairs of reals); 0 when x has a NaN or Inf. */
+static int sums(char prec, int64_t n, const void *x, const void *ref, double *diff,
+                double *norm)
 {
 	const struct sg_precision *p = sg_precision(prec);
-	/* Complex arrays are pairs of reals: compare as 2n reals. */
 	int64_t count = p->is_complex ? 2 * n : n;
-	double diff = 0, norm = 0;
+	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
+	*diff = *norm = 0;
 	for (int64_t e = 0; e < count; e++) {
-		double a, b;
-		if (p->elemsize / (p->is_complex ? 2 : 1) == sizeof(float)) {
+		double a, b = 0;
+		if (single) {
 			a = ((const float *)x)[e];
-			b = ((const float *)ref)[e];
+			if (ref)
+				b = ((const float *)ref)[e];
 		} else {
 			a = ((const double *)x)[e];
-			b = ((const double *)ref)[e];
+			if (ref)
+				b = ((const double *)ref)[e];
 		}
 		if (!isfinite(a))
-			return INFINITY;
-		diff += (a - b) * (a - b);
-		norm += b * b;
+			return 0;
+		*diff += (a - b) * (a - b);
+		*norm += b * b;
 	}
+	return 1;
+}
+
+double sgt_rel_error(char prec, int64_t n, const void *x, const void *ref)
+{
+	double diff, norm;
+	if (!sums(prec, n, x, ref, &diff, &norm))
+		return INFINITY;
 	return norm > 0 ? sqrt(diff / norm) : sqrt(diff);
+}
+
+double sgt_norm(char prec, int64_t n, const void *x, const void *ref)
+{
+	double diff, norm;
+	return sums(prec, n, x, ref, &diff, &norm) ? sqrt(diff) : INFINITY;
+}
+
+void sgt_store(char prec, double complex v, void *x, int64_t idx)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
+	if (p->is_complex && single)
+		((float complex *)x)[idx] = (float complex)v;
+	else if (p->is_complex)
+		((double complex *)x)[idx] = v;
+	else if (single)
+		((float *)x)[idx] = (float)creal(v);
+	else
+		((double *)x)[idx] = creal(v);
+}
+
+void *sgt_regenerate(char prec, uint64_t seed, int64_t rows, int64_t cols)
+{
+	size_t es = starpu_gemm_elemsize(prec);
+	char *x = malloc((size_t)(rows * cols) * es);
+	for (int64_t j = 0; j < cols; j++)
+		for (int64_t i = 0; i < rows; i++)
+			starpu_gemm_random_element(prec, seed, i, j, x + (size_t)(i + j * rows) * es);
+	return x;
+}
+
+const char *sgt_dist_name(enum starpu_gemm_dist_kind kind)
+{
+	static const char *names[] = { "2d", "row", "col", "user" };
+	return names[kind];
+}
+
+int sgt_user_owner(int i, int j, void *nranks)
+{
+	return (i * 7 + j * 3) % *(int *)nranks;
 }
 
 uint64_t sgt_seed(void)
@@ -108,10 +171,15 @@ uint64_t sgt_seed(void)
 
 int sgt_rand_int(int lo, int hi)
 {
-	/* splitmix64: tiny, and identical on every rank for the same seed. */
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z ^= z >> 31;
-	return lo + (int)(z % (uint64_t)(hi - lo + 1));
+	/* splitmix64, as check/ draws its samples: identical on every rank for the same seed. */
+	return lo + (int)(sg_splitmix64(&rng_state) % (uint64_t)(hi - lo + 1));
+}
+
+int sgt_rand_divisor(int n)
+{
+	int d;
+	do
+		d = sgt_rand_int(1, n);
+	while (n % d);
+	return d;
 }

@@ -10,13 +10,6 @@
 #include <string.h>
 #include "test_common.h"
 
-static const char *kind_name[] = { "2d", "row", "col", "user" };
-
-static int user_owner(int i, int j, void *arg)
-{
-	return (i * 7 + j * 3) % *(int *)arg;
-}
-
 /* Out of range for tile (1,0) only: creation must still see it. */
 static int bad_owner(int i, int j, void *arg)
 {
@@ -96,7 +89,7 @@ static void run_case(char prec, int64_t m, int64_t n, int tile,
 	int ret = starpu_gemm_desc_create(&d, prec, m, n, tile, dist, comm);
 	char what[160];
 	snprintf(what, sizeof(what), "%c %lldx%lld tile %d, %s %dx%d on %d rank(s), root %d", prec,
-	         (long long)m, (long long)n, tile, kind_name[dist->kind], dist->P, dist->Q, size,
+	         (long long)m, (long long)n, tile, sgt_dist_name(dist->kind), dist->P, dist->Q, size,
 	         root);
 	sgt_expect(ret == 0, "create %s (%d)", what, ret);
 	if (ret)
@@ -121,7 +114,7 @@ static void grid_cases(int P, int Q, int ncases)
 	const char precs[] = "sdcz";
 	for (int kind = 0; kind < 4; kind++) {
 		struct starpu_gemm_dist dist = { (enum starpu_gemm_dist_kind)kind, P, Q,
-		                                 kind == STARPU_GEMM_DIST_USER ? user_owner : NULL,
+		                                 kind == STARPU_GEMM_DIST_USER ? sgt_user_owner : NULL,
 		                                 &sgt_size };
 		for (int c = 0; c < ncases; c++) {
 			int tile = sgt_rand_int(1, 8);

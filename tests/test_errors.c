@@ -74,10 +74,7 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(argv[1], "bad_tile")) {
 		bad_tile();
 	} else {
-		if (sgt_rank == 0)
-			fprintf(stderr, "usage: test_errors alloc|bad_tile\n");
-		sgt_finish();
-		return 2;
+		return sgt_usage("test_errors alloc|bad_tile");
 	}
 	return sgt_finish();
 }

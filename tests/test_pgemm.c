@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <complex.h>
 #include "test_common.h"
 #include "common/blas.h"
 #include "common/precision.h"
@@ -22,51 +21,12 @@ struct gemm_case {
 	double complex alpha, beta;
 };
 
-static int user_owner(int i, int j, void *arg)
-{
-	return (i * 7 + j * 3) % *(int *)arg;
-}
-
-static void scalar(char prec, double complex v, void *out)
-{
-	switch (sg_precision(prec)->letter) {
-	case 's': *(float *)out = (float)creal(v); break;
-	case 'd': *(double *)out = creal(v); break;
-	case 'c': *(float complex *)out = (float complex)v; break;
-	default: *(double complex *)out = v; break;
-	}
-}
-
-/* Frobenius norm of n elements, any precision. */
-static double frobenius(char prec, int64_t n, const void *x)
-{
-	const struct sg_precision *p = sg_precision(prec);
-	int64_t count = p->is_complex ? 2 * n : n;
-	int single = p->elemsize == (p->is_complex ? 8u : 4u);
-	double sum = 0;
-	for (int64_t e = 0; e < count; e++) {
-		double v = single ? ((const float *)x)[e] : ((const double *)x)[e];
-		sum += v * v;
-	}
-	return sqrt(sum);
-}
-
-static void *regenerate(char prec, uint64_t seed, int64_t rows, int64_t cols)
-{
-	size_t es = starpu_gemm_elemsize(prec);
-	char *x = malloc((size_t)(rows * cols) * es);
-	for (int64_t j = 0; j < cols; j++)
-		for (int64_t i = 0; i < rows; i++)
-			starpu_gemm_random_element(prec, seed, i, j, x + (size_t)(i + j * rows) * es);
-	return x;
-}
-
 /* Runs one product with opts and returns the scaled residual on rank 0 (0 elsewhere). */
 static double run_case(const struct gemm_case *tc, int P, int Q, const struct starpu_gemm_opts *opts,
                        uint64_t seed)
 {
 	int nranks = P * Q;
-	struct starpu_gemm_dist dist = { tc->kind, P, Q, user_owner, &nranks };
+	struct starpu_gemm_dist dist = { tc->kind, P, Q, sgt_user_owner, &nranks };
 	int64_t am = tc->transA == 'N' ? tc->M : tc->K, an = tc->transA == 'N' ? tc->K : tc->M;
 	int64_t bm = tc->transB == 'N' ? tc->K : tc->N, bn = tc->transB == 'N' ? tc->N : tc->K;
 	struct starpu_gemm_desc *A, *B, *C;
@@ -80,8 +40,8 @@ static double run_case(const struct gemm_case *tc, int P, int Q, const struct st
 	starpu_gemm_desc_fill_random(B, seed + 2);
 	starpu_gemm_desc_fill_random(C, seed + 3);
 	double complex alpha_v[1], beta_v[1];
-	scalar(tc->prec, tc->alpha, alpha_v);
-	scalar(tc->prec, tc->beta, beta_v);
+	sgt_store(tc->prec, tc->alpha, alpha_v, 0);
+	sgt_store(tc->prec, tc->beta, beta_v, 0);
 	int ret = starpu_gemm_pgemm(tc->transA, tc->transB, alpha_v, A, B, beta_v, C, opts, NULL);
 	if (ret)
 		sgt_expect(0, "starpu_gemm_pgemm returned %d", ret);
@@ -91,15 +51,15 @@ static double run_case(const struct gemm_case *tc, int P, int Q, const struct st
 	starpu_gemm_desc_gather(C, Cg, 0);
 	double residual = 0;
 	if (sgt_rank == 0) {
-		void *Ar = regenerate(tc->prec, seed + 1, am, an);
-		void *Br = regenerate(tc->prec, seed + 2, bm, bn);
-		void *Cr = regenerate(tc->prec, seed + 3, tc->M, tc->N);
+		void *Ar = sgt_regenerate(tc->prec, seed + 1, am, an);
+		void *Br = sgt_regenerate(tc->prec, seed + 2, bm, bn);
+		void *Cr = sgt_regenerate(tc->prec, seed + 3, tc->M, tc->N);
 		sg_cblas_gemm(tc->prec, tc->transA, tc->transB, (int)tc->M, (int)tc->N, (int)tc->K,
 		              alpha_v, Ar, (int)am, Br, (int)bm, beta_v, Cr, (int)tc->M);
 		double eps = sg_precision(tc->prec)->eps;
-		double err = sgt_rel_error(tc->prec, tc->M * tc->N, Cg, Cr) * frobenius(tc->prec, tc->M * tc->N, Cr);
-		residual = err / (frobenius(tc->prec, am * an, Ar) * frobenius(tc->prec, bm * bn, Br) *
-		                  (double)tc->K * eps);
+		residual = sgt_norm(tc->prec, tc->M * tc->N, Cg, Cr) /
+		           (sgt_norm(tc->prec, am * an, Ar, NULL) * sgt_norm(tc->prec, bm * bn, Br, NULL) *
+		            (double)tc->K * eps);
 		free(Ar);
 		free(Br);
 		free(Cr);
@@ -109,12 +69,6 @@ static double run_case(const struct gemm_case *tc, int P, int Q, const struct st
 	starpu_gemm_desc_destroy(B);
 	starpu_gemm_desc_destroy(C);
 	return residual;
-}
-
-static const char *dist_name(enum starpu_gemm_dist_kind k)
-{
-	static const char *names[] = { "2d", "row", "col", "user" };
-	return names[k];
 }
 
 static void draw_case(struct gemm_case *tc, int n, int max_dim)
@@ -160,7 +114,7 @@ static void report(const struct gemm_case *tc, int P, int Q, const char *plan, d
 		           "pgemm %c%c%c M=%lld N=%lld K=%lld t=%d grid %dx%d dist %s plan %s "
 		           "alpha %g%+gi beta %g%+gi: residual %.3g",
 		           tc->prec, tc->transA, tc->transB, (long long)tc->M, (long long)tc->N,
-		           (long long)tc->K, tc->tile, P, Q, dist_name(tc->kind), plan,
+		           (long long)tc->K, tc->tile, P, Q, sgt_dist_name(tc->kind), plan,
 		           creal(tc->alpha), cimag(tc->alpha), creal(tc->beta), cimag(tc->beta), r);
 }
 
@@ -176,17 +130,18 @@ static void fixed_cases(int P, int Q, int ncases, int forced, uint64_t seed)
 			tc.beta = creal(tc.beta);
 		}
 		tc.kind = (enum starpu_gemm_dist_kind)(n % 4);
+		uint64_t case_seed = seed + 10 * (uint64_t)n;
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
-		report(&tc, P, Q, "auto", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+		report(&tc, P, Q, "auto", run_case(&tc, P, Q, &opts, case_seed));
 		if (!forced)
 			continue;
 		opts.b = opts.c = opts.d = 1;
 		opts.lookahead = 1;
-		report(&tc, P, Q, "b=c=d=1,l=1", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+		report(&tc, P, Q, "b=c=d=1,l=1", run_case(&tc, P, Q, &opts, case_seed));
 		starpu_gemm_opts_init(&opts);
 		opts.no_throttle = 1;
-		report(&tc, P, Q, "unthrottled", run_case(&tc, P, Q, &opts, seed + 10 * (uint64_t)n));
+		report(&tc, P, Q, "unthrottled", run_case(&tc, P, Q, &opts, case_seed));
 	}
 }
 
@@ -196,10 +151,7 @@ static void random_cases(int ncases, uint64_t seed)
 	for (int n = 0; n < ncases; n++) {
 		struct gemm_case tc;
 		draw_case(&tc, n, 1500);
-		int P;
-		do
-			P = sgt_rand_int(1, sgt_size);
-		while (sgt_size % P);
+		int P = sgt_rand_divisor(sgt_size);
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
 		char plan[64] = "auto";
@@ -233,10 +185,7 @@ int main(int argc, char **argv)
 		fixed_cases(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]),
 		            argc > 4 && !strcmp(argv[4], "forced"), seed);
 	} else {
-		if (sgt_rank == 0)
-			fprintf(stderr, "usage: test_pgemm P Q NCASES [forced] | test_pgemm random NCASES\n");
-		sgt_finish();
-		return 2;
+		return sgt_usage("test_pgemm P Q NCASES [forced] | test_pgemm random NCASES");
 	}
 	return sgt_finish();
 }
