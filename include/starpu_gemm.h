@@ -6,8 +6,14 @@
  *   - scalars (alpha, beta) are passed as pointers to a value of the precision's type;
  *   - matrices and tiles are column-major;
  *   - functions returning int return 0 on success or a negative errno value.
- * The caller initialises StarPU and StarPU-MPI (starpu_mpi_init_conf) itself, and calls
- * starpu_cublas_init() when it uses CUDA workers. */
+ *
+ * Three levels, as in Chameleon: starpu_gemm_gemm() on host arrays (BLAS argument order, no
+ * MPI, StarPU started on first use); starpu_gemm_pgemm() on descriptors, collective over their
+ * communicator; starpu_gemm_pgemm_submit() + starpu_gemm_wait(), which only submit, so several
+ * products and the caller's own tasks overlap. For the descriptor levels the caller
+ * initialises StarPU and StarPU-MPI (starpu_mpi_init_conf) itself, and calls
+ * starpu_cublas_init() when it uses CUDA workers; process-local descriptors
+ * (comm = STARPU_GEMM_COMM_LOCAL) need StarPU only, never MPI. */
 #ifndef STARPU_GEMM_H
 #define STARPU_GEMM_H
 
@@ -88,7 +94,37 @@ struct starpu_gemm_desc;
  * user owner returning a rank out of range), -ENOMEM. */
 int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n,
                             int tile, const struct starpu_gemm_dist *dist, MPI_Comm comm);
-/* Collective: waits for pending tasks on the tiles, unregisters them, frees memory and tags. */
+/* Process-local matrices: every tile lives in this process and is registered with StarPU
+ * alone (no StarPU-MPI, no MPI call: MPI need not be initialised). Pass it as comm to any
+ * descriptor constructor; dist is then ignored and may be NULL. */
+#define STARPU_GEMM_COMM_LOCAL MPI_COMM_NULL
+
+/* A descriptor over a column-major array the caller owns: element (r,c) of the m x n matrix is
+ * at array[r + c*ld] (ld >= m), in the precision's type. Tiles are registered in place as
+ * sub-blocks of it (nothing is copied); on several ranks each rank passes its own array of
+ * the global layout, and only the tiles it owns are read or written (others may pass NULL if
+ * they own none). A sub-matrix view of a larger array X with leading dimension ldx, rows
+ * i0.. and columns j0.., is array = X + (i0 + j0*ldx)*elemsize, ld = ldx. The array must
+ * outlive the descriptor; starpu_gemm_desc_destroy() leaves it holding the latest values.
+ * Collective over comm (or local, see STARPU_GEMM_COMM_LOCAL). Returns 0 or -EINVAL. */
+int starpu_gemm_desc_create_lapack(struct starpu_gemm_desc **desc, char prec, int64_t m,
+                                   int64_t n, int tile, void *array, int64_t ld,
+                                   const struct starpu_gemm_dist *dist, MPI_Comm comm);
+
+/* Address of tile (i,j) in the caller's memory and its leading dimension (>= the tile's
+ * rows), in elements; called once per tile this rank owns, at creation. Chameleon's
+ * Desc_Create_User: the tiles may be anywhere (tile layout, separate allocations...). */
+typedef void *(*starpu_gemm_tile_addr_fn)(int i, int j, int64_t *ld, void *addr_arg);
+
+/* A descriptor whose owned tiles are the caller's memory, located by addr. Collective (or
+ * local). Returns 0 or -EINVAL (also when addr returns NULL or too small an ld). */
+int starpu_gemm_desc_create_user(struct starpu_gemm_desc **desc, char prec, int64_t m,
+                                 int64_t n, int tile, starpu_gemm_tile_addr_fn addr,
+                                 void *addr_arg, const struct starpu_gemm_dist *dist,
+                                 MPI_Comm comm);
+
+/* Collective: waits for pending tasks on the tiles, unregisters them (tiles over caller
+ * memory are written back there first), frees memory and tags. */
 void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc);
 
 char starpu_gemm_desc_prec(const struct starpu_gemm_desc *desc);
@@ -166,6 +202,7 @@ struct starpu_gemm_stats {
 	int64_t tasks;                 /* GEMM tile tasks this rank executed */
 	int64_t peak_remote_tiles;     /* most remote A/B tiles held in host memory at once */
 	int64_t chunks;                /* chunks submitted */
+	struct starpu_gemm_plan plan;  /* the plan the run followed */
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
@@ -175,6 +212,52 @@ int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
                       struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
                       const void *beta, struct starpu_gemm_desc *C,
                       const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats);
+
+/* A product submitted and not yet waited for. */
+struct starpu_gemm_request;
+
+/* Submit C = alpha*op(A)*op(B) + beta*C and return at once: the blocked, chunked order is
+ * walked by this process's submission thread (one per process, requests in the order they
+ * were submitted, so every rank submits the same sequence), while the caller goes on and may
+ * submit its own StarPU tasks. alpha and beta are copied. Until starpu_gemm_wait() returns the
+ * caller must not touch A, B and C other than through StarPU tasks submitted after this call
+ * (StarPU's sequential consistency then orders them). Collective over the descriptors'
+ * communicator: every rank submits the same products in the same order. Returns 0 and *req,
+ * or -EINVAL (non-conforming descriptors or options; nothing submitted), -ENOMEM. */
+int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
+                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                             const void *beta, struct starpu_gemm_desc *C,
+                             const struct starpu_gemm_opts *opts,
+                             struct starpu_gemm_request **req);
+
+/* Wait until the request's tasks are done, C is back in host memory on its owners and this
+ * rank's A and B tiles are sent wherever they were needed; frees req. Only this product's
+ * tiles are flushed from StarPU-MPI's cache. stats may be NULL. Returns 0. */
+int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *stats);
+
+/* ------------------------------------------------------------------------------------------
+ * One call on host arrays (doors/): C = alpha*op(A)*op(B) + beta*C, BLAS argument order
+ * ------------------------------------------------------------------------------------------ */
+
+/* Column-major arrays of the precision's type, op(A) m x k, op(B) k x n, C m x n, as BLAS
+ * ?gemm: transA/transB 'N','T','C' (any case), lda >= max(1, rows of A as stored), ... On this
+ * process only, with every GPU and core of the node; no MPI needed. StarPU is started on the
+ * first call (STARPU_* variables apply), kept, and shut down at exit. With beta = 0, C is not
+ * read. m, n or k = 0 is a valid call (with k = 0 or alpha = 0, C = beta*C). Pageable memory
+ * is pinned panel by panel as the product reaches it, overlapped with the computation, and
+ * unpinned before returning; memory the caller pinned is used as it is. Thread-safe: calls
+ * from several threads run one after the other. Returns 0, or -EINVAL naming the first bad
+ * argument by its BLAS position (see starpu_gemm_gemm_check), -ENODEV when StarPU cannot
+ * start. */
+int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
+                     const void *alpha, const void *A, int64_t lda, const void *B,
+                     int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* The one argument check of a BLAS-order GEMM: 0 when the arguments are valid, else the
+ * position of the first bad one as the reference BLAS numbers it for xerbla (1 transA,
+ * 2 transB, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), or -1 for an unknown precision. */
+int starpu_gemm_gemm_check(char prec, char transA, char transB, int64_t m, int64_t n,
+                           int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 
 /* ------------------------------------------------------------------------------------------
  * Verification (check/)
