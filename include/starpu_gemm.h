@@ -83,6 +83,10 @@ struct starpu_gemm_dist {
 	void *owner_arg;
 };
 
+/* Owner of tile (i,j) under dist: what a descriptor with this distribution gives, before any
+ * descriptor exists (to fill only one's own tiles of an array, say). */
+int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
+
 /* An m x n matrix of precision prec cut in tile x tile tiles (the last row and column of tiles
  * may be smaller). Opaque; built and queried with the functions below. */
 struct starpu_gemm_desc;
