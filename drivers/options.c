@@ -15,7 +15,8 @@
  * short form get a code above the char range. */
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
-	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN
+	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
+	OPT_LAYOUT
 };
 
 struct option_doc {
@@ -45,6 +46,10 @@ static const struct option_doc docs[] = {
 	{ "chunk", 'd', "INT", "d: chunk depth in k, in tiles (default automatic)" },
 	{ "lookahead", 'l', "INT", "chunks in flight beyond the current one, >= 0 "
 	                           "(default automatic)" },
+	{ "layout", OPT_LAYOUT, "tile|lapack|lapack-pinned", "tile: the library's tiles and "
+	  "starpu_gemm_pgemm; lapack: column-major arrays from malloc multiplied by "
+	  "starpu_gemm_gemm, which wraps them in place and pins them as it goes (timed); "
+	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)" },
 	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
 	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
 	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
@@ -247,6 +252,12 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 	}
 	if (opts->check_samples >= 0)
 		opts->check = 1;
+	if (opts->layout != SG_LAYOUT_TILE && nranks != 1) {
+		sg_driver_error(err, errlen, "--layout %s: the matrices are whole arrays of one "
+		                "process; run it on 1 rank, not %d", sg_options_layout_name(opts->layout),
+		                nranks);
+		return -1;
+	}
 	return settle_grid(opts, nranks, err, errlen);
 }
 
@@ -345,6 +356,19 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case OPT_CSV: opts->csv = 1; break;
 		case OPT_PLAN: opts->plan_only = 1; break;
+		case OPT_LAYOUT:
+			if (!strcmp(optarg, "tile"))
+				opts->layout = SG_LAYOUT_TILE;
+			else if (!strcmp(optarg, "lapack"))
+				opts->layout = SG_LAYOUT_LAPACK;
+			else if (!strcmp(optarg, "lapack-pinned"))
+				opts->layout = SG_LAYOUT_LAPACK_PINNED;
+			else {
+				sg_driver_error(err, errlen, "--layout: unknown layout '%s' (expected tile, "
+				                "lapack or lapack-pinned)", optarg);
+				rc = -1;
+			}
+			break;
 		case 'q': opts->quiet = 1; break;
 		case 'h': return SG_OPTIONS_HELP;
 		case ':':
@@ -376,6 +400,12 @@ void sg_options_scalar(char prec, const double parts[2], void *value)
 	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;
 	default: *(double complex *)value = CMPLX(parts[0], parts[1]); break;
 	}
+}
+
+const char *sg_options_layout_name(enum sg_layout layout)
+{
+	static const char *names[] = { "tile", "lapack", "lapack-pinned" };
+	return names[layout];
 }
 
 const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist)

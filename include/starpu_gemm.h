@@ -171,6 +171,8 @@ struct starpu_gemm_opts {
 	int progress;      /* 1: rank 0 prints percent of tasks done, at most once a second */
 	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
+	int tile;          /* starpu_gemm_gemm_ex only: tile size (0: starpu_gemm_default_tile,
+	                    * or STARPU_GEMM_TILE when set) */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -211,6 +213,7 @@ struct starpu_gemm_stats {
 	int64_t peak_remote_tiles;     /* most remote A/B tiles held in host memory at once */
 	int64_t chunks;                /* chunks submitted */
 	struct starpu_gemm_plan plan;  /* the plan the run followed */
+	double pin_seconds;            /* starpu_gemm_gemm_ex: time spent pinning caller memory */
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
@@ -260,6 +263,14 @@ int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *
 int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                      const void *alpha, const void *A, int64_t lda, const void *B,
                      int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* starpu_gemm_gemm with the caller's choices (opts: NULL, or as for starpu_gemm_pgemm, plus
+ * opts->tile) and what the run did (stats, may be NULL: the plan it followed, its tasks, the
+ * time spent pinning). */
+int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
+                        const void *alpha, const void *A, int64_t lda, const void *B,
+                        int64_t ldb, const void *beta, void *C, int64_t ldc,
+                        const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats);
 
 /* The one argument check of a BLAS-order GEMM: 0 when the arguments are valid, else the
  * position of the first bad one as the reference BLAS numbers it for xerbla (1 transA,
