@@ -9,7 +9,6 @@
 #include <string.h>
 #include "drivers/options.h"
 #include "drivers/report.h"
-#include "common/precision.h"
 
 /* One table drives getopt_long and --help, so the two cannot disagree. Options without a
  * short form get a code above the char range. */
@@ -233,15 +232,15 @@ static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, si
 /* Checks that need every option parsed first (letters that depend on the precision). */
 static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t errlen)
 {
-	const struct sg_precision *p = sg_precision(opts->prec);
-	opts->transA = sg_trans(opts->prec, opts->transA);
-	opts->transB = sg_trans(opts->prec, opts->transB);
-	if (!p->is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
+	int is_complex = starpu_gemm_prec_is_complex(opts->prec);
+	opts->transA = starpu_gemm_trans(opts->prec, opts->transA);
+	opts->transB = starpu_gemm_trans(opts->prec, opts->transB);
+	if (!is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
 		sg_driver_error(err, errlen, "%s: an imaginary part needs a complex precision (c or z), "
 		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
 		return -1;
 	}
-	int single = p->elemsize / (p->is_complex ? 2 : 1) == sizeof(float);
+	int single = starpu_gemm_elemsize(opts->prec) / (is_complex ? 2 : 1) == sizeof(float);
 	for (int s = 0; s < 4 && single; s++) {
 		double part = s < 2 ? opts->alpha[s] : opts->beta[s - 2];
 		if (isfinite(part) && fabs(part) > FLT_MAX) {
@@ -315,12 +314,12 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			opts->lookahead = (int)v;
 			break;
 		case OPT_PREC:
-			if (strlen(optarg) != 1 || !sg_precision(optarg[0])) {
+			if (strlen(optarg) != 1 || !starpu_gemm_prec_letter(optarg[0])) {
 				sg_driver_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
 				          "or z)", optarg);
 				rc = -1;
 			} else {
-				opts->prec = sg_precision(optarg[0])->letter;
+				opts->prec = starpu_gemm_prec_letter(optarg[0]);
 			}
 			break;
 		case OPT_TRANSA: rc = parse_trans(code, optarg, &opts->transA, err, errlen); break;
@@ -394,7 +393,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 
 void sg_options_scalar(char prec, const double parts[2], void *value)
 {
-	switch (sg_precision(prec)->letter) {
+	switch (starpu_gemm_prec_letter(prec)) {
 	case 's': *(float *)value = (float)parts[0]; break;
 	case 'd': *(double *)value = parts[0]; break;
 	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;

@@ -61,6 +61,17 @@ double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k);
 
 /* Bytes of one element (0 for an unknown precision). */
 size_t starpu_gemm_elemsize(char prec);
+/* The precision letter normalised ('s','d','c','z'; either case accepted), 0 if unknown. */
+char starpu_gemm_prec_letter(char prec);
+/* 1 for 'c' and 'z', 0 for 's' and 'd' (and unknown letters). */
+int starpu_gemm_prec_is_complex(char prec);
+/* A transpose letter normalised: 'N', 'T' or 'C' (either case); 'C' becomes 'T' for real
+ * precisions; 0 if invalid. */
+char starpu_gemm_trans(char prec, char trans);
+/* Bytes of host memory one of ranks_on_node processes of a node may use for tiles:
+ * STARPU_LIMIT_CPU_MEM (MiB) when set, else MemAvailable / ranks_on_node; *source (may be
+ * NULL) says which. The plan and the driver's up-front check read it here. */
+double starpu_gemm_host_memory(int ranks_on_node, const char **source);
 
 /* ------------------------------------------------------------------------------------------
  * Tiled, distributed matrices (distrib/)
