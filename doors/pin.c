@@ -10,78 +10,13 @@
 enum sg_pin_mode sg_pin_mode(void)
 {
 	const char *mode = getenv("STARPU_GEMM_PIN");
-	if (mode && !strcmp(mode, "all"))
+	if (!mode || !*mode || !strcmp(mode, "auto"))
+		return SG_PIN_AUTO;
+	if (!strcmp(mode, "all"))
 		return SG_PIN_ALL;
-	if (mode && !strcmp(mode, "none"))
+	if (!strcmp(mode, "none"))
 		return SG_PIN_NONE;
 	return SG_PIN_PANELS;
-}
-
-/* Panels share no page: a page shared by two panels belongs to the later one, so each
- * registration covers whole pages that no other panel of this array registers (CUDA refuses
- * to register a page twice). */
-int sg_pin_array_init(struct sg_pin_array *a, void *base, int64_t rows, int64_t cols,
-                      int64_t ld, size_t elemsize, int tile)
-{
-	memset(a, 0, sizeof(*a));
-	a->base = base;
-	a->rows = rows;
-	a->cols = cols;
-	a->ld = ld;
-	a->elemsize = elemsize;
-	a->tile = tile;
-	a->npanels = (int)((cols + tile - 1) / tile);
-	a->state = calloc((size_t)a->npanels + 1, sizeof(*a->state));
-	a->bounds = calloc((size_t)a->npanels + 1, sizeof(*a->bounds));
-	if (!a->state || !a->bounds)
-		return -ENOMEM;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = (uintptr_t)base;
-	for (int p = 0; p < a->npanels; p++)
-		a->bounds[p] = (start + (uintptr_t)p * tile * ld * elemsize) & ~(page - 1);
-	uintptr_t end = start + ((uintptr_t)(cols - 1) * ld + rows) * elemsize;
-	a->bounds[a->npanels] = (end + page - 1) & ~(page - 1);
-	return 0;
-}
-
-struct pin_work {
-	struct sg_pin_array *array;
-	int panel;
-};
-
-struct pin_batch {
-	struct pin_work *work;
-	int count, next, unpin;
-	pthread_mutex_t lock;
-};
-
-static void pin_one(struct sg_pin_array *a, int p, int unpin)
-{
-	void *addr = (void *)a->bounds[p];
-	size_t bytes = a->bounds[p + 1] - a->bounds[p];
-	if (unpin) {
-		if (a->state[p] == 1)
-			starpu_memory_unpin(addr, bytes);
-		a->state[p] = 0;
-		return;
-	}
-	if (bytes == 0)
-		a->state[p] = -1;
-	else
-		a->state[p] = starpu_memory_pin(addr, bytes) == 0 ? 1 : -1;
-}
-
-static void *pin_worker(void *arg)
-{
-	struct pin_batch *b = arg;
-	for (;;) {
-		pthread_mutex_lock(&b->lock);
-		int w = b->next++;
-		pthread_mutex_unlock(&b->lock);
-		if (w >= b->count)
-			return NULL;
-		pin_one(b->work[w].array, b->work[w].panel, b->unpin);
-	}
 }
 
 static double now(void)
@@ -91,84 +26,225 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Registration takes the driver's locks page by page: a few threads overlap the page walks. */
-static void run_batch(struct sg_pinner *pinner, struct pin_work *work, int count, int unpin)
+static uintptr_t page_size(void)
 {
-	if (count == 0)
-		return;
-	double t0 = now();
-	struct pin_batch b = { .work = work, .count = count, .unpin = unpin };
-	pthread_mutex_init(&b.lock, NULL);
-	int threads = pinner->threads < count ? pinner->threads : count;
-	pthread_t ids[16];
-	int started = 0;
-	for (; started < threads - 1 && started < 16; started++)
-		if (pthread_create(&ids[started], NULL, pin_worker, &b) != 0)
-			break;
-	pin_worker(&b);
-	for (int t = 0; t < started; t++)
-		pthread_join(ids[t], NULL);
-	pthread_mutex_destroy(&b.lock);
-	pinner->seconds += now() - t0;
+	return (uintptr_t)sysconf(_SC_PAGESIZE);
 }
 
-/* Panels [p0,p1) of a not pinned yet, appended to work. */
-static int want(struct pin_work *work, int count, struct sg_pin_array *a, int p0, int p1)
+/* Byte range [first, end) of the stored columns c0..c1-1 (end: one past their last element). */
+static uintptr_t column_address(const struct sg_pin_array *a, int64_t c)
 {
-	for (int p = p0; p < p1 && p < a->npanels; p++)
-		if (a->state[p] == 0)
-			work[count++] = (struct pin_work){ a, p };
-	return count;
+	return (uintptr_t)a->base + (uintptr_t)(c * a->ld) * a->elemsize;
+}
+
+int sg_pin_array_init(struct sg_pin_array *a, void *base, int64_t rows, int64_t cols,
+                      int64_t ld, size_t elemsize, int tile, int panel_cols)
+{
+	memset(a, 0, sizeof(*a));
+	a->base = base;
+	a->rows = rows;
+	a->cols = cols;
+	a->ld = ld;
+	a->elemsize = elemsize;
+	a->tile = tile;
+	a->panel_cols = panel_cols;
+	if (!panel_cols)
+		return 0;
+	a->npanels = (int)((cols + panel_cols - 1) / panel_cols);
+	a->state = calloc((size_t)a->npanels + 1, sizeof(*a->state));
+	a->bounds = calloc((size_t)a->npanels + 1, sizeof(*a->bounds));
+	/* At most one staged tile per panel boundary (the tile rows of its last column panel
+	 * that reach past the next panel's first page), and all of a panel's tiles at worst. */
+	a->max_staged = (int)((rows + tile - 1) / tile) * a->npanels;
+	a->staged = calloc((size_t)a->max_staged + 1, sizeof(*a->staged));
+	if (!a->state || !a->bounds || !a->staged)
+		return -ENOMEM;
+	uintptr_t page = page_size();
+	/* A page shared by two panels belongs to the later one: CUDA registers a page once. */
+	for (int p = 0; p < a->npanels; p++)
+		a->bounds[p] = column_address(a, (int64_t)p * panel_cols) & ~(page - 1);
+	uintptr_t end = column_address(a, cols - 1) + (uintptr_t)rows * elemsize;
+	a->bounds[a->npanels] = (end + page - 1) & ~(page - 1);
+	return 0;
+}
+
+int sg_pin_arrays_meet(const struct sg_pin_array *x, const struct sg_pin_array *y)
+{
+	if (!x->panel_cols || !y->panel_cols)
+		return 0;
+	return x->bounds[0] < y->bounds[y->npanels] && y->bounds[0] < x->bounds[x->npanels];
+}
+
+void *sg_pin_tile_address(int i, int j, int64_t *ld, void *array)
+{
+	struct sg_pin_array *a = array;
+	int64_t r0 = (int64_t)i * a->tile, c0 = (int64_t)j * a->tile;
+	int rows = (int)(a->rows - r0 < a->tile ? a->rows - r0 : a->tile);
+	int cols = (int)(a->cols - c0 < a->tile ? a->cols - c0 : a->tile);
+	char *in_place = a->base + (r0 + c0 * a->ld) * (int64_t)a->elemsize;
+	*ld = a->ld;
+	if (!a->panel_cols)
+		return in_place;
+	int p = (int)(c0 / a->panel_cols);
+	uintptr_t first = (uintptr_t)in_place;
+	uintptr_t end = first + ((uintptr_t)(cols - 1) * a->ld + rows) * a->elemsize;
+	if (first >= a->bounds[p] && end <= a->bounds[p + 1] && (c0 + cols - 1) / a->panel_cols == p)
+		return in_place;
+	if (a->nstaged == a->max_staged)
+		return NULL;
+	struct sg_staged *s = &a->staged[a->nstaged];
+	if (starpu_malloc((void **)&s->buf, (size_t)rows * cols * a->elemsize) != 0)
+		return NULL;
+	a->nstaged++;
+	s->i = i;
+	s->j = j;
+	s->rows = rows;
+	s->cols = cols;
+	*ld = rows;
+	return s->buf;
+}
+
+/* --- staging copies, spread over a few threads (memory bandwidth, not one core's) ---------- */
+
+struct copy_job {
+	struct sg_pin_array *arrays[3];
+	int narrays, out;
+	int next;                /* next (array, tile) to take, in a flat numbering */
+	pthread_mutex_t lock;
+};
+
+static void copy_tile(struct sg_pin_array *a, const struct sg_staged *s, int out)
+{
+	size_t col_bytes = (size_t)s->rows * a->elemsize;
+	for (int c = 0; c < s->cols; c++) {
+		char *user = a->base + ((int64_t)s->i * a->tile +
+		                        ((int64_t)s->j * a->tile + c) * a->ld) * (int64_t)a->elemsize;
+		char *staged = s->buf + (size_t)c * col_bytes;
+		if (out)
+			memcpy(user, staged, col_bytes);
+		else
+			memcpy(staged, user, col_bytes);
+	}
+}
+
+static void *copy_worker(void *arg)
+{
+	struct copy_job *job = arg;
+	for (;;) {
+		pthread_mutex_lock(&job->lock);
+		int w = job->next++;
+		pthread_mutex_unlock(&job->lock);
+		int x = 0;
+		while (x < job->narrays && w >= job->arrays[x]->nstaged)
+			w -= job->arrays[x++]->nstaged;
+		if (x == job->narrays)
+			return NULL;
+		copy_tile(job->arrays[x], &job->arrays[x]->staged[w], job->out);
+	}
+}
+
+static void copy_staged(struct sg_pinner *pinner, struct sg_pin_array **arrays, int narrays,
+                        int out)
+{
+	int total = 0;
+	for (int x = 0; x < narrays; x++)
+		total += arrays[x]->nstaged;
+	if (total == 0)
+		return;
+	struct copy_job job = { .narrays = narrays, .out = out };
+	memcpy(job.arrays, arrays, sizeof(*arrays) * (size_t)narrays);
+	pthread_mutex_init(&job.lock, NULL);
+	pthread_t ids[32];
+	int started = 0;
+	while (started < pinner->threads - 1 && started < total - 1 && started < 32 &&
+	       pthread_create(&ids[started], NULL, copy_worker, &job) == 0)
+		started++;
+	copy_worker(&job);
+	for (int t = 0; t < started; t++)
+		pthread_join(ids[t], NULL);
+	pthread_mutex_destroy(&job.lock);
+}
+
+int sg_pin_stage_in(struct sg_pinner *pinner, int with_c)
+{
+	double t0 = now();
+	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
+	copy_staged(pinner, arrays, with_c ? 3 : 2, 0);
+	pinner->seconds += now() - t0;
+	return 0;
+}
+
+void sg_pin_stage_out(struct sg_pinner *pinner)
+{
+	struct sg_pin_array *c = &pinner->C;
+	copy_staged(pinner, &c, 1, 1);
+}
+
+/* --- registration ------------------------------------------------------------------------- */
+
+static void pin_panel(struct sg_pin_array *a, int p, int unpin)
+{
+	void *addr = (void *)a->bounds[p];
+	size_t bytes = a->bounds[p + 1] - a->bounds[p];
+	if (unpin) {
+		if (a->state[p] == 1)
+			starpu_memory_unpin(addr, bytes);
+		a->state[p] = 0;
+	} else if (a->state[p] == 0) {
+		a->state[p] = bytes > 0 && starpu_memory_pin(addr, bytes) == 0 ? 1 : -1;
+	}
+}
+
+/* Registration does not go faster with more threads (it takes the process's memory-map lock
+ * page by page): one thread, the submission thread, does it. */
+static void pin_panels(struct sg_pinner *pinner, struct sg_pin_array *a, int c0, int c1)
+{
+	if (!a->panel_cols)
+		return;
+	double t0 = now();
+	for (int p = c0 * a->tile / a->panel_cols; p < a->npanels && (int64_t)p * a->panel_cols <
+	     (int64_t)c1 * a->tile; p++)
+		pin_panel(a, p, 0);
+	pinner->seconds += now() - t0;
 }
 
 void sg_pin_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
                          int j1, int k0, int k1)
 {
 	struct sg_pinner *pinner = arg;
-	struct pin_work *work = malloc(sizeof(*work) * (size_t)(pinner->A.npanels +
-	                               pinner->B.npanels + pinner->C.npanels));
-	if (!work)
-		return; /* unpinned panels are only slower */
-	int n = 0;
-	/* The stored panels of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1) and C(:, j0:j1). */
-	n = pb->transA == 'N' ? want(work, n, &pinner->A, k0, k1) : want(work, n, &pinner->A, i0, i1);
-	n = pb->transB == 'N' ? want(work, n, &pinner->B, j0, j1) : want(work, n, &pinner->B, k0, k1);
-	n = want(work, n, &pinner->C, j0, j1);
-	run_batch(pinner, work, n, 0);
-	free(work);
-}
-
-static void every_panel(struct sg_pinner *pinner, int unpin)
-{
-	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
-	int total = 0;
-	for (int x = 0; x < 3; x++)
-		total += arrays[x]->npanels;
-	struct pin_work *work = malloc(sizeof(*work) * (size_t)(total + 1));
-	if (!work)
-		return;
-	int n = 0;
-	for (int x = 0; x < 3; x++)
-		for (int p = 0; p < arrays[x]->npanels; p++)
-			if (arrays[x]->state && (unpin ? arrays[x]->state[p] == 1 : arrays[x]->state[p] == 0))
-				work[n++] = (struct pin_work){ arrays[x], p };
-	run_batch(pinner, work, n, unpin);
-	free(work);
+	/* The stored tile columns of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1) and C(:, j0:j1). */
+	if (pb->transA == 'N')
+		pin_panels(pinner, &pinner->A, k0, k1);
+	else
+		pin_panels(pinner, &pinner->A, i0, i1);
+	if (pb->transB == 'N')
+		pin_panels(pinner, &pinner->B, j0, j1);
+	else
+		pin_panels(pinner, &pinner->B, k0, k1);
+	pin_panels(pinner, &pinner->C, j0, j1);
 }
 
 void sg_pin_all(struct sg_pinner *pinner)
 {
-	every_panel(pinner, 0);
+	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
+	for (int x = 0; x < 3; x++)
+		pin_panels(pinner, arrays[x], 0, (int)((arrays[x]->cols + arrays[x]->tile - 1) /
+		                                       arrays[x]->tile));
 }
 
 void sg_pin_release(struct sg_pinner *pinner)
 {
-	every_panel(pinner, 1);
 	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
 	for (int x = 0; x < 3; x++) {
-		free(arrays[x]->state);
-		free(arrays[x]->bounds);
-		arrays[x]->state = NULL;
-		arrays[x]->bounds = NULL;
+		struct sg_pin_array *a = arrays[x];
+		for (int p = 0; p < a->npanels && a->state; p++)
+			pin_panel(a, p, 1);
+		for (int s = 0; s < a->nstaged; s++)
+			starpu_free_noflag(a->staged[s].buf, (size_t)a->staged[s].rows *
+			                   a->staged[s].cols * a->elemsize);
+		free(a->state);
+		free(a->bounds);
+		free(a->staged);
+		memset(a, 0, sizeof(*a));
 	}
 }

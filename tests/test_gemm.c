@@ -36,7 +36,11 @@ static void view_make(const struct sg_precision *p, struct view *v, int64_t rows
 	if (v->ld < 1)
 		v->ld = 1;
 	v->total = v->ld * (cols + 2);
-	v->alloc = malloc((size_t)v->total * p->elemsize);
+	/* Pages of its own, as large arrays have: operands sharing a page are never pinned, so
+	 * STARPU_GEMM_PIN=panels|all would not be exercised otherwise. */
+	size_t bytes = ((size_t)v->total * p->elemsize + 8191) & ~(size_t)4095;
+	if (posix_memalign((void **)&v->alloc, 4096, bytes))
+		abort();
 	random_fill(p, v->alloc, v->total);
 	v->base = v->alloc + (size_t)(v->ld + row0) * p->elemsize;
 }

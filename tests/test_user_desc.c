@@ -147,9 +147,17 @@ static void counter_task(void *buffers[], void *arg)
 	(*x)++;
 }
 
+/* A CPU task where there are CPU workers; on a GPU node run with none, a task that runs
+ * nowhere but still orders its accesses, its callback counting it. */
 static struct starpu_codelet counter_cl = {
 	.cpu_funcs = { counter_task }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "caller_task",
 };
+static int nowhere_count;
+static void count_nowhere(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&nowhere_count, 1, __ATOMIC_SEQ_CST);
+}
 
 static void composed(char prec, int64_t M, int64_t N, int64_t K, int tile,
                      const struct starpu_gemm_dist *dist)
@@ -163,21 +171,26 @@ static void composed(char prec, int64_t M, int64_t N, int64_t K, int tile,
 	sgt_store(prec, 1, one, 0);
 	sgt_store(prec, 0, zero, 0);
 	int counter = 0;
+	nowhere_count = 0;
+	if (starpu_cpu_worker_get_count() == 0)
+		counter_cl.where = STARPU_NOWHERE;
+	void (*callback)(void *) = counter_cl.where == STARPU_NOWHERE ? count_nowhere : NULL;
 	starpu_data_handle_t h;
 	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&counter, sizeof(counter));
 	struct starpu_gemm_request *r1, *r2, *r3;
 	int ret = starpu_gemm_pgemm_submit('N', 'N', one, A, B, one, C, NULL, &r1);
 	for (int t = 0; t < 20; t++)
-		ret |= starpu_task_insert(&counter_cl, STARPU_RW, h, 0) < 0;
+		ret |= starpu_task_insert(&counter_cl, STARPU_RW, h, STARPU_CALLBACK, callback, 0) < 0;
 	/* An independent product between the two (M == K, so A^T B conforms). */
 	ret |= starpu_gemm_pgemm_submit('T', 'N', one, A, B, zero, D, NULL, &r2);
 	ret |= starpu_gemm_pgemm_submit('N', 'N', one, A, B, one, C, NULL, &r3);
 	for (int t = 0; t < 20; t++)
-		ret |= starpu_task_insert(&counter_cl, STARPU_RW, h, 0) < 0;
+		ret |= starpu_task_insert(&counter_cl, STARPU_RW, h, STARPU_CALLBACK, callback, 0) < 0;
 	ret |= starpu_gemm_wait(r3, NULL);
 	ret |= starpu_gemm_wait(r1, NULL);
 	ret |= starpu_gemm_wait(r2, NULL);
 	starpu_data_unregister(h);
+	counter += nowhere_count;
 	sgt_expect(ret == 0 && counter == 40, "3 products submitted back to back with 40 caller "
 	           "tasks in flight: all returned 0, caller tasks ran %d times", counter);
 	expect_product('N', 'N', 2, A, SEED_A, B, SEED_B, 1, C, SEED_C,
