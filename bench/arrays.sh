@@ -62,7 +62,11 @@ stamp=$(date +%Y%m%d-%H%M%S)
 csv=$results/arrays-$stamp.csv bench_log=$results/arrays-$stamp.log
 echo "case,n,tflops,time_s,pin_s,status" > "$csv"
 niter=${NITER:-2} warmup=${WARMUP:-1} limit=${STEP_TIMEOUT:-300} lib=${LIB:-$build/.libs}
-driver=(mpirun --allow-run-as-root --bind-to none -np 1 -x LD_LIBRARY_PATH -x STARPU_SILENT
+fwd=(-x LD_LIBRARY_PATH -x STARPU_SILENT)
+for v in STARPU_GEMM_VERBOSE STARPU_GEMM_PIN STARPU_GEMM_PIN_THREADS STARPU_SCHED STARPU_HOME; do
+  [ -n "${!v+x}" ] && fwd+=(-x "$v")
+done
+driver=(mpirun --allow-run-as-root --bind-to none -np 1 "${fwd[@]}"
         "$build/drivers/starpu_gemm" --niter "$niter" --warmup "$warmup" --csv --quiet)
 out=$(mktemp)
 
