@@ -185,7 +185,7 @@ static bool scalar_is(const struct interposed *p, const void *x, double re)
 /* Where a call goes; the caller reports BAD_ARG with its own xerbla numbering. */
 enum route { TO_NEXT, BAD_ARG, QUICK_RETURN, TO_STARPU };
 
-static enum route route(const struct interposed *p, const struct gemm_call *g, int *info)
+static enum route route(struct interposed *p, const struct gemm_call *g, int *info)
 {
 	if (depth > 1 || on_starpu_worker())
 		return TO_NEXT;
