@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "common/errors.h"
+#include "common/comm.h"
 
 /* Why the arguments are unusable, or NULL. They are the same on every rank, so every rank
  * finds the same answer here, before any communication. */
@@ -18,28 +19,8 @@ static const char *invalid(struct sg_check *ck, char transA, char transB, int64_
 	if (samples < 0)
 		return "negative number of samples";
 	ck->p = C->p;
-	ck->transA = sg_trans(C->prec, transA);
-	ck->transB = sg_trans(C->prec, transB);
-	if (!ck->transA || !ck->transB)
-		return "transposes must be N, T or C";
-	if (A->prec != C->prec || B->prec != C->prec)
-		return "A, B and C have different precisions";
-	int64_t opA_rows = ck->transA == 'N' ? A->m : A->n;
-	ck->K = ck->transA == 'N' ? A->n : A->m;
-	int64_t opB_rows = ck->transB == 'N' ? B->m : B->n;
-	int64_t opB_cols = ck->transB == 'N' ? B->n : B->m;
-	if (opA_rows != C->m || opB_cols != C->n || opB_rows != ck->K) {
-		snprintf(msg, len, "op(A) %lld x %lld, op(B) %lld x %lld and C %lld x %lld do not "
-		         "conform", (long long)opA_rows, (long long)ck->K, (long long)opB_rows,
-		         (long long)opB_cols, (long long)C->m, (long long)C->n);
+	if (sg_desc_conform(transA, transB, A, B, C, &ck->transA, &ck->transB, &ck->K, msg, len))
 		return msg;
-	}
-	int cmp_a, cmp_b;
-	SG_MPI_FATAL(MPI_Comm_compare(A->comm, C->comm, &cmp_a));
-	SG_MPI_FATAL(MPI_Comm_compare(B->comm, C->comm, &cmp_b));
-	if ((cmp_a != MPI_IDENT && cmp_a != MPI_CONGRUENT) ||
-	    (cmp_b != MPI_IDENT && cmp_b != MPI_CONGRUENT))
-		return "A, B and C are not on the same communicator";
 	return NULL;
 }
 
@@ -119,11 +100,11 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
 		ret = sum_squares(B, seedB, &sums[1]);
 	if (!ret)
 		ret = samples > 0 ? sg_check_sampled(&ck, samples) : sg_check_full(&ck);
-	SG_MPI_FATAL(MPI_Allreduce(sums, global_sums, 2, MPI_DOUBLE, MPI_SUM, C->comm));
+	sg_allreduce(sums, global_sums, 2, sizeof(double), MPI_DOUBLE, MPI_SUM, C->comm);
 	/* The first NaN/Inf in column-major order over the whole matrix: every rank names the
 	 * same entry. */
 	int64_t local_min[2] = { ret, ck.first_nonfinite }, global_min[2];
-	SG_MPI_FATAL(MPI_Allreduce(local_min, global_min, 2, MPI_INT64_T, MPI_MIN, C->comm));
+	sg_allreduce(local_min, global_min, 2, sizeof(int64_t), MPI_INT64_T, MPI_MIN, C->comm);
 	if (global_min[0] != 0)
 		return (int)global_min[0];
 	if (global_min[1] != INT64_MAX) {
@@ -142,6 +123,6 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
 	 * a NaN (every comparison with it is false): make it +Inf before reducing. */
 	if (isnan(local) || isnan(denominator))
 		local = INFINITY;
-	SG_MPI_FATAL(MPI_Allreduce(&local, residual, 1, MPI_DOUBLE, MPI_MAX, C->comm));
+	sg_allreduce(&local, residual, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, C->comm);
 	return 0;
 }

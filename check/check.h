@@ -18,16 +18,6 @@ struct sg_check {
 	int64_t first_nonfinite;             /* col*M + row of the first NaN/Inf, INT64_MAX if none */
 };
 
-/* Element idx of x as a double complex, whatever the precision, so one loop serves all four
- * (imaginary part 0 for real precisions). */
-static inline double complex sg_load(const struct sg_precision *p, const void *x, int64_t idx)
-{
-	if (p->is_complex)
-		return p->elemsize == sizeof(float complex) ? ((const float complex *)x)[idx]
-		                                            : ((const double complex *)x)[idx];
-	return p->elemsize == sizeof(float) ? ((const float *)x)[idx] : ((const double *)x)[idx];
-}
-
 /* splitmix64: the sample positions of a rank, reproducible from the seeds. */
 static inline uint64_t sg_splitmix64(uint64_t *state)
 {

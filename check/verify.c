@@ -17,11 +17,11 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Records the first NaN/Inf of tile (i,j) in column-major order of the whole matrix. */
 static void scan_nonfinite(struct sg_check *ck, int i, int j, int rows, int cols,
-                           const void *tile)
+                           const void *tile, int64_t ld)
 {
 	for (int c = 0; c < cols; c++) {
 		for (int r = 0; r < rows; r++) {
-			double complex v = sg_load(ck->p, tile, r + (int64_t)c * rows);
+			double complex v = sg_load(ck->p, tile, r + (int64_t)c * ld);
 			if (isfinite(creal(v)) && isfinite(cimag(v)))
 				continue;
 			int64_t row = (int64_t)i * ck->C->tile + r, col = (int64_t)j * ck->C->tile + c;
@@ -90,9 +90,10 @@ int sg_check_full(struct sg_check *ck)
 		if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
 			break;
 		const void *tile = C->tiles[t];
-		scan_nonfinite(ck, i, j, rows, cols, tile);
+		scan_nonfinite(ck, i, j, rows, cols, tile, C->lds[t]);
 		for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
-			double complex d = sg_load(ck->p, tile, e) - sg_load(ck->p, w.ref, e);
+			double complex d = sg_load(ck->p, tile, sg_desc_tile_elem(C, t, e, rows)) -
+			                   sg_load(ck->p, w.ref, e);
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
 		}
 		starpu_data_release(C->handles[t]);
@@ -171,12 +172,12 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 		sg_desc_tile_shape(C, t, &i, &j, &rows, &cols);
 		if ((ret = starpu_data_acquire(C->handles[t], STARPU_R)))
 			break;
-		scan_nonfinite(ck, i, j, rows, cols, C->tiles[t]);
+		scan_nonfinite(ck, i, j, rows, cols, C->tiles[t], C->lds[t]);
 		for (; s < samples && pos[s] < start + (int64_t)rows * cols; s++) {
 			int64_t e = pos[s] - start;
 			int64_t row = (int64_t)i * C->tile + e % rows;
 			int64_t col = (int64_t)j * C->tile + e / rows;
-			double complex d = sg_load(ck->p, C->tiles[t], e) -
+			double complex d = sg_load(ck->p, C->tiles[t], sg_desc_tile_elem(C, t, e, rows)) -
 			                   reference_entry(ck, row, col, abuf, bbuf);
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
 		}

@@ -2,6 +2,7 @@
 #include <cblas.h>
 #include "blas.h"
 #include "precision.h"
+#include <starpu_gemm.h>
 
 /* The four CBLAS entry points behind one signature: real ones take scalars by value,
  * complex ones by address. */
@@ -54,9 +55,35 @@ static enum CBLAS_TRANSPOSE cblas_trans(char trans)
 	return trans == 'N' ? CblasNoTrans : trans == 'T' ? CblasTrans : CblasConjTrans;
 }
 
-static int at_least_one(int x)
+static int64_t at_least_one(int64_t x)
 {
 	return x > 1 ? x : 1;
+}
+
+int starpu_gemm_gemm_check(char prec, char transA, char transB, int64_t m, int64_t n,
+                           int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+{
+	if (!sg_precision(prec))
+		return -1;
+	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
+	/* The reference BLAS's order and numbering (xGEMM's INFO), which its testers check. */
+	if (!ta)
+		return 1;
+	if (!tb)
+		return 2;
+	if (m < 0)
+		return 3;
+	if (n < 0)
+		return 4;
+	if (k < 0)
+		return 5;
+	if (lda < at_least_one(ta == 'N' ? m : k))
+		return 8;
+	if (ldb < at_least_one(tb == 'N' ? k : n))
+		return 10;
+	if (ldc < at_least_one(m))
+		return 13;
+	return 0;
 }
 
 int sg_cblas_gemm(char prec, char transA, char transB, int m, int n, int k, const void *alpha,
@@ -64,13 +91,10 @@ int sg_cblas_gemm(char prec, char transA, char transB, int m, int n, int k, cons
                   int ldc)
 {
 	const struct sg_precision *p = sg_precision(prec);
+	if (starpu_gemm_gemm_check(prec, transA, transB, m, n, k, lda, ldb, ldc) || !alpha ||
+	    !beta || !A || !B || !C)
+		return -EINVAL;
 	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
-	if (!p || !ta || !tb || m < 0 || n < 0 || k < 0 || !alpha || !beta || !A || !B || !C)
-		return -EINVAL;
-	/* Stored shapes: A is m x k or k x m, B is k x n or n x k. */
-	if (lda < at_least_one(ta == 'N' ? m : k) || ldb < at_least_one(tb == 'N' ? k : n) ||
-	    ldc < at_least_one(m))
-		return -EINVAL;
 	gemm_of(p->letter)(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta,
 	                   C, ldc);
 	return 0;

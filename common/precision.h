@@ -2,7 +2,9 @@
 #ifndef SG_PRECISION_H
 #define SG_PRECISION_H
 
+#include <complex.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
 
 struct sg_precision {
@@ -22,5 +24,30 @@ const struct sg_precision *sg_precision(char prec);
 /* Normalise a trans letter: 'N','T','C' (case-insensitive); 'C' becomes 'T' for real
  * precisions. Returns 0 for an invalid letter. */
 char sg_trans(char prec, char trans);
+
+/* Element idx of x as a double complex, whatever the precision, so one loop serves all four
+ * (imaginary part 0 for real precisions). */
+static inline double complex sg_load(const struct sg_precision *p, const void *x, int64_t idx)
+{
+	if (p->is_complex)
+		return p->elemsize == sizeof(float complex) ? ((const float complex *)x)[idx]
+		                                            : ((const double complex *)x)[idx];
+	return p->elemsize == sizeof(float) ? ((const float *)x)[idx] : ((const double *)x)[idx];
+}
+
+/* x[idx] = v, rounded to the precision (the imaginary part dropped for real ones). */
+static inline void sg_store(const struct sg_precision *p, void *x, int64_t idx, double complex v)
+{
+	if (p->is_complex) {
+		if (p->elemsize == sizeof(float complex))
+			((float complex *)x)[idx] = (float complex)v;
+		else
+			((double complex *)x)[idx] = v;
+	} else if (p->elemsize == sizeof(float)) {
+		((float *)x)[idx] = (float)creal(v);
+	} else {
+		((double *)x)[idx] = creal(v);
+	}
+}
 
 #endif

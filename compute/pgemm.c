@@ -5,22 +5,29 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <complex.h>
 #include "compute/problem.h"
 #include "compute/window.h"
+#include "compute/submitter.h"
+#include "common/comm.h"
+#include "distrib/desc.h"
 #include "common/errors.h"
 #include "common/precision.h"
 
-struct pgemm {
+struct starpu_gemm_request {
 	struct sg_problem pb;
 	struct starpu_gemm_plan plan;
 	struct starpu_gemm_desc *A, *B, *C;
-	const void *alpha, *beta;
+	double complex alpha, beta;        /* copies, in the precision's type (the widest fits) */
 	const struct sg_precision *prec;
 	struct sg_window *window;
 	int static_gpu;
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
+	struct sg_chunk_hook hook;         /* doors/ pin the chunk's memory before it is submitted */
+	struct sg_job job;                 /* the walk, on the submission thread */
 };
+#define pgemm starpu_gemm_request
 
 /* Remote A and B tiles that have a valid copy (or one on its way) in this rank's memory. */
 static int64_t remote_tiles_held(const struct starpu_gemm_desc *X, int rank)
@@ -66,15 +73,19 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref)
 	/* Only the executing rank uses the callback and the worker; the others only send. */
 	int placement = g->static_gpu && local ? STARPU_EXECUTE_ON_WORKER : STARPU_PRIORITY;
 	int placement_value = g->static_gpu && local ? gpu_worker_of_column(g, j) : 0;
-	int ret = starpu_mpi_task_insert(g->pb.comm, starpu_gemm_codelet(g->pb.prec),
-		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char),
-		STARPU_VALUE, g->alpha, size, STARPU_VALUE, k == 0 ? g->beta : g->prec->one, size,
-		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),
-		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),
-		STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),
-		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),
-		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,
-		placement, placement_value, 0);
+	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
+#define GEMM_TASK_ARGS starpu_gemm_codelet(g->pb.prec),                                      \
+		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char), \
+		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, k == 0 ? (const void *)&g->beta : g->prec->one, size, \
+		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),                                 \
+		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),                                 \
+		STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),                                  \
+		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
+		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
+		placement, placement_value, 0
+	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
+	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
+#undef GEMM_TASK_ARGS
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "task GEMM(%d,%d,%d)", i, j, k);
@@ -128,11 +139,13 @@ static void walk_algorithm3(struct pgemm *g)
 				int k0 = z * pl->d, k1 = sg_min(k0 + pl->d, g->pb.Kt);
 				void *ref = pl->throttled ? sg_window_begin_chunk(g->window, chunk)
 				                          : sg_window_begin_chunk(g->window, 0);
+				if (g->hook.before_chunk)
+					g->hook.before_chunk(g->hook.arg, &g->pb, i0, i1, j0, j1, k0, k1);
 				for (int i = i0; i < i1; i++)
 					for (int j = j0; j < j1; j++)
 						for (int k = k0; k < k1; k++)
 							submit_gemm(g, i, j, k, ref);
-				if (pl->throttled)
+				if (pl->throttled && !g->pb.local)
 					flush_chunk_inputs(g, i0, i1, j0, j1, k0, k1);
 			}
 			release_block(g, i0, i1, j0, j1);
@@ -152,59 +165,141 @@ static void bring_c_home(struct pgemm *g)
 			}
 }
 
-int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
-                      struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
-                      const void *beta, struct starpu_gemm_desc *C,
-                      const struct starpu_gemm_opts *opts_in, struct starpu_gemm_stats *stats)
+/* Whether this rank takes part in the walk: a rank that owns no tile of A, B or C neither
+ * computes nor sends, so it skips the insertions (StarPU-MPI would only discard them). */
+static int rank_takes_part(const struct pgemm *g)
+{
+	return starpu_gemm_desc_local_tiles(g->A) || starpu_gemm_desc_local_tiles(g->B) ||
+	       starpu_gemm_desc_local_tiles(g->C);
+}
+
+static void walk(void *arg)
+{
+	struct pgemm *g = arg;
+	if (rank_takes_part(g))
+		walk_algorithm3(g);
+}
+
+static void find_cuda_workers(struct pgemm *g)
+{
+	unsigned nodes[STARPU_MAXNODES];
+	int ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, nodes, STARPU_MAXNODES);
+	for (int gpu = 0; gpu < ngpus; gpu++)
+		g->cuda_workers[gpu] = -1;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		for (int gpu = 0; gpu < ngpus; gpu++)
+			if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER &&
+			    starpu_worker_get_memory_node(w) == nodes[gpu] && g->cuda_workers[gpu] < 0)
+				g->cuda_workers[gpu] = (int)w;
+}
+
+int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
+                    struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
+                    const struct starpu_gemm_opts *opts_in, const struct sg_chunk_hook *hook,
+                    struct starpu_gemm_request **req)
 {
 	struct starpu_gemm_opts opts;
 	if (opts_in)
 		opts = *opts_in;
 	else
 		starpu_gemm_opts_init(&opts);
-	if (!alpha || !beta)
+	if (!alpha || !beta || !req) {
+		fprintf(stderr, "starpu_gemm: NULL alpha, beta or request\n");
 		return -EINVAL;
-	struct pgemm g = { .A = A, .B = B, .C = C, .alpha = alpha, .beta = beta };
-	int ret = sg_problem_make(&g.pb, transA, transB, A, B, C);
-	if (!ret)
-		ret = sg_plan_make(&g.plan, &g.pb, &opts);
-	if (ret)
-		return ret;
-	g.prec = sg_precision(g.pb.prec);
-	g.static_gpu = opts.static_gpu && g.plan.G > 0;
-	if (g.static_gpu) {
-		unsigned nodes[STARPU_MAXNODES];
-		int ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, nodes, STARPU_MAXNODES);
-		for (int gpu = 0; gpu < ngpus; gpu++)
-			g.cuda_workers[gpu] = -1;
-		for (unsigned w = 0; w < starpu_worker_get_count(); w++)
-			for (int gpu = 0; gpu < ngpus; gpu++)
-				if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER &&
-				    starpu_worker_get_memory_node(w) == nodes[gpu] && g.cuda_workers[gpu] < 0)
-					g.cuda_workers[gpu] = (int)w;
 	}
-
-	int lookahead = g.plan.throttled ? g.plan.lookahead : 0;
-	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g.pb.Kt;
-	g.window = sg_window_create(lookahead, opts.progress && g.pb.rank == 0, local_tasks,
-	                            stats ? sample_remote_tiles : NULL, &g);
-	if (!g.window)
+	*req = NULL;
+	struct pgemm *g = calloc(1, sizeof(*g));
+	if (!g)
 		return -ENOMEM;
-
-	walk_algorithm3(&g);
-	sg_window_drain(g.window);
-	bring_c_home(&g);
-	/* Sends of our tiles may still be in flight to slower ranks; and whatever StarPU-MPI
-	 * cached (all of it when unthrottled) is released before returning. */
-	starpu_mpi_wait_for_all(g.pb.comm);
-	starpu_mpi_cache_flush_all_data(g.pb.comm);
-
-	if (stats) {
-		sample_remote_tiles(&g);
-		stats->tasks = sg_window_tasks(g.window);
-		stats->peak_remote_tiles = g.peak_remote_tiles;
-		stats->chunks = (int64_t)g.plan.X * g.plan.Y * g.plan.Z;
+	g->A = A;
+	g->B = B;
+	g->C = C;
+	int ret = sg_problem_make(&g->pb, transA, transB, A, B, C);
+	if (!ret)
+		ret = sg_plan_make(&g->plan, &g->pb, &opts);
+	if (ret) {
+		free(g);
+		return ret;
 	}
-	sg_window_destroy(g.window);
+	g->prec = sg_precision(g->pb.prec);
+	memcpy(&g->alpha, alpha, g->prec->elemsize);
+	memcpy(&g->beta, beta, g->prec->elemsize);
+	if (hook)
+		g->hook = *hook;
+	g->static_gpu = opts.static_gpu && g->plan.G > 0;
+	if (g->static_gpu)
+		find_cuda_workers(g);
+	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
+	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
+	g->window = sg_window_create(lookahead, opts.progress && g->pb.rank == 0, local_tasks,
+	                             g->pb.local ? NULL : sample_remote_tiles, g);
+	g->job.run = walk;
+	g->job.arg = g;
+	if (!g->window || sg_submitter_post(&g->job)) {
+		sg_window_destroy(g->window);
+		free(g);
+		return -ENOMEM;
+	}
+	*req = g;
 	return 0;
+}
+
+int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
+                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                             const void *beta, struct starpu_gemm_desc *C,
+                             const struct starpu_gemm_opts *opts,
+                             struct starpu_gemm_request **req)
+{
+	return sg_pgemm_submit(transA, transB, alpha, A, B, beta, C, opts, NULL, req);
+}
+
+/* Sends of this rank's A and B tiles to slower ranks may still be in flight: a read-write
+ * acquire on no node waits for every earlier access, those sends included, and moves nothing.
+ * Then only this product's tiles leave StarPU-MPI's cache (every rank at the same point). */
+static void settle_inputs(struct pgemm *g, struct starpu_gemm_desc *X)
+{
+	for (int j = 0; j < starpu_gemm_desc_tile_cols(X); j++)
+		for (int i = 0; i < starpu_gemm_desc_tile_rows(X); i++) {
+			starpu_data_handle_t h = starpu_gemm_desc_handle(X, i, j);
+			if (starpu_gemm_desc_owner(X, i, j) == g->pb.rank) {
+				SG_STARPU_FATAL(starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE,
+				                                            STARPU_RW), "tile sends");
+				starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+			}
+			starpu_mpi_cache_flush(g->pb.comm, h);
+		}
+}
+
+int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *stats)
+{
+	if (!g)
+		return -EINVAL;
+	sg_submitter_wait(&g->job);
+	sg_window_drain(g->window);
+	bring_c_home(g);
+	if (!g->pb.local) {
+		settle_inputs(g, g->A);
+		if (g->B != g->A)
+			settle_inputs(g, g->B);
+	}
+	if (stats) {
+		sample_remote_tiles(g);
+		stats->tasks = sg_window_tasks(g->window);
+		stats->peak_remote_tiles = g->peak_remote_tiles;
+		stats->chunks = (int64_t)g->plan.X * g->plan.Y * g->plan.Z;
+		stats->plan = g->plan;
+	}
+	sg_window_destroy(g->window);
+	free(g);
+	return 0;
+}
+
+int starpu_gemm_pgemm(char transA, char transB, const void *alpha,
+                      struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                      const void *beta, struct starpu_gemm_desc *C,
+                      const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats)
+{
+	struct starpu_gemm_request *req;
+	int ret = starpu_gemm_pgemm_submit(transA, transB, alpha, A, B, beta, C, opts, &req);
+	return ret ? ret : starpu_gemm_wait(req, stats);
 }

@@ -1,10 +1,13 @@
-/* Tiled, distributed matrices: creation (validation, allocation of owned tiles, StarPU-MPI
- * registration of every tile), destruction and the accessors of include/starpu_gemm.h. */
+/* Tiled, distributed matrices: creation (validation, owned tiles allocated or found in the
+ * caller's memory, StarPU-MPI registration of every tile, or StarPU's alone for local ones),
+ * destruction and the accessors of include/starpu_gemm.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include "distrib/desc.h"
+#include <pthread.h>
 #include "common/errors.h"
+#include "common/comm.h"
 
 /* Sizes and distribution, checked identically on every rank (no communication); only
  * verbose (rank 0) says what is wrong, once for the job. */
@@ -33,16 +36,26 @@ static int validate_args(char prec, int64_t m, int64_t n, int tile,
 	return sg_dist_validate(dist, nranks, verbose);
 }
 
+/* Where the owned tiles' memory comes from. */
+struct tile_source {
+	enum { SOURCE_ALLOC, SOURCE_ARRAY, SOURCE_CALLBACK } kind;
+	char *array;                    /* SOURCE_ARRAY: column-major, element (r,c) at r + c*ld */
+	int64_t ld;
+	starpu_gemm_tile_addr_fn addr;  /* SOURCE_CALLBACK */
+	void *addr_arg;
+};
+
 static void free_desc(struct starpu_gemm_desc *d)
 {
 	if (!d)
 		return;
-	if (d->tiles) {
+	if (d->tiles && !d->user_memory) {
 		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
 			if (d->tiles[t])
 				starpu_free_noflag(d->tiles[t], sg_desc_tile_bytes(d, t));
 	}
 	free(d->tiles);
+	free(d->lds);
 	free(d->handles);
 	free(d->owners);
 	free(d);
@@ -53,7 +66,7 @@ static int compute_owners(struct starpu_gemm_desc *d)
 {
 	for (int j = 0; j < d->nt; j++) {
 		for (int i = 0; i < d->mt; i++) {
-			int owner = sg_dist_owner(&d->dist, i, j);
+			int owner = d->local ? 0 : sg_dist_owner(&d->dist, i, j);
 			if (owner < 0 || owner >= d->nranks) {
 				if (d->rank == 0)
 					fprintf(stderr, "starpu_gemm: owner function gives rank %d for tile "
@@ -66,19 +79,61 @@ static int compute_owners(struct starpu_gemm_desc *d)
 	return 0;
 }
 
-static int alloc_local_tiles(struct starpu_gemm_desc *d)
+/* The memory of owned tile t: allocated (pinned, starpu_malloc, so transfers to GPUs are
+ * asynchronous DMA), a sub-block of the caller's array, or the caller callback's answer. */
+static int locate_tile(struct starpu_gemm_desc *d, const struct tile_source *src, int64_t t)
 {
-	SG_DESC_FOR_LOCAL(d, t) {
-		size_t bytes = sg_desc_tile_bytes(d, t);
-		/* Pinned (starpu_malloc) so transfers to GPUs are asynchronous DMA. */
+	int i = (int)(t % d->mt), j = (int)(t / d->mt);
+	int rows = sg_desc_extent(d->m, d->tile, i);
+	size_t bytes = sg_desc_tile_bytes(d, t);
+	switch (src->kind) {
+	case SOURCE_ALLOC:
+		d->lds[t] = rows;
 		if (starpu_malloc(&d->tiles[t], bytes) != 0 || !d->tiles[t]) {
 			d->tiles[t] = NULL;
 			fprintf(stderr, "starpu_gemm: rank %d cannot allocate tile (%d,%d) (%zu bytes)\n",
-			        d->rank, (int)(t % d->mt), (int)(t / d->mt), bytes);
+			        d->rank, i, j, bytes);
 			return -ENOMEM;
 		}
+		return 0;
+	case SOURCE_ARRAY:
+		d->lds[t] = src->ld;
+		d->tiles[t] = src->array + ((int64_t)i * d->tile + (int64_t)j * d->tile * src->ld) *
+		                           (int64_t)d->p->elemsize;
+		return 0;
+	case SOURCE_CALLBACK:
+		d->lds[t] = 0;
+		d->tiles[t] = src->addr(i, j, &d->lds[t], src->addr_arg);
+		if (!d->tiles[t] || d->lds[t] < rows) {
+			fprintf(stderr, "starpu_gemm: rank %d: the tile address callback gives %s for "
+			        "tile (%d,%d) (%d rows)\n", d->rank, d->tiles[t] ? "too small an ld"
+			        : "NULL", i, j, rows);
+			d->tiles[t] = NULL;
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int locate_local_tiles(struct starpu_gemm_desc *d, const struct tile_source *src)
+{
+	if (src->kind == SOURCE_ARRAY && d->m > 0 && src->ld < d->m) {
+		fprintf(stderr, "starpu_gemm: leading dimension %lld is smaller than the %lld rows\n",
+		        (long long)src->ld, (long long)d->m);
+		return -EINVAL;
+	}
+	SG_DESC_FOR_LOCAL(d, t) {
+		if (src->kind == SOURCE_ARRAY && !src->array) {
+			fprintf(stderr, "starpu_gemm: rank %d owns tiles but gave a NULL array\n",
+			        d->rank);
+			return -EINVAL;
+		}
+		int ret = locate_tile(d, src, t);
+		if (ret)
+			return ret;
 		d->local_tiles++;
-		d->local_bytes += bytes;
+		d->local_bytes += sg_desc_tile_bytes(d, t);
 	}
 	return 0;
 }
@@ -86,8 +141,14 @@ static int alloc_local_tiles(struct starpu_gemm_desc *d)
 /* Everything that can fail, before anything is registered: then one reduction tells every
  * rank whether any rank failed, so all return the same error and none waits for the others. */
 static int build_local(struct starpu_gemm_desc **out, char prec, int64_t m, int64_t n, int tile,
-                       const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank, int nranks)
+                       const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank, int nranks,
+                       const struct tile_source *src)
 {
+	static const struct starpu_gemm_dist one_process = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
+	                                                     .P = 1, .Q = 1 };
+	int local = sg_comm_is_local(comm);
+	if (local)
+		dist = &one_process;
 	int ret = validate_args(prec, m, n, tile, dist, nranks, rank == 0);
 	if (ret)
 		return ret;
@@ -104,17 +165,20 @@ static int build_local(struct starpu_gemm_desc **out, char prec, int64_t m, int6
 	d->nt = (int)(n / tile + (n % tile != 0));
 	d->dist = *dist;
 	d->comm = comm;
+	d->local = local;
 	d->rank = rank;
 	d->nranks = nranks;
+	d->user_memory = src->kind != SOURCE_ALLOC;
 	size_t ntiles = (size_t)d->mt * (size_t)d->nt;
 	/* calloc: it checks ntiles * size for overflow. */
 	d->owners = calloc(ntiles, sizeof(*d->owners));
 	d->handles = calloc(ntiles, sizeof(*d->handles));
 	d->tiles = calloc(ntiles, sizeof(*d->tiles));
-	if (!d->owners || !d->handles || !d->tiles)
+	d->lds = calloc(ntiles, sizeof(*d->lds));
+	if (!d->owners || !d->handles || !d->tiles || !d->lds)
 		return -ENOMEM;
 	ret = compute_owners(d);
-	return ret ? ret : alloc_local_tiles(d);
+	return ret ? ret : locate_local_tiles(d, src);
 }
 
 /* StarPU-MPI asserts that a communicator is registered before it takes a rank in it
@@ -124,62 +188,104 @@ static void register_comm(MPI_Comm comm)
 {
 	static MPI_Comm registered[16];
 	static int nregistered;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	if (comm == MPI_COMM_WORLD)
 		return;
+	pthread_mutex_lock(&lock);
+	int known = 0;
 	for (int c = 0; c < nregistered; c++)
-		if (registered[c] == comm)
-			return;
-	SG_STARPU_FATAL(starpu_mpi_comm_register(comm), "registering the matrix communicator");
-	if (nregistered < (int)(sizeof(registered) / sizeof(registered[0])))
-		registered[nregistered++] = comm;
+		known |= registered[c] == comm;
+	if (!known) {
+		SG_STARPU_FATAL(starpu_mpi_comm_register(comm), "registering the matrix communicator");
+		if (nregistered < (int)(sizeof(registered) / sizeof(registered[0])))
+			registered[nregistered++] = comm;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static void register_tiles(struct starpu_gemm_desc *d)
+{
+	if (!d->local) {
+		register_comm(d->comm);
+		/* Every rank allocates the same range: creation is collective and in order. */
+		d->tag_base = starpu_mpi_tags_allocate((int64_t)d->mt * d->nt);
+		if (d->tag_base < 0)
+			sg_fatal(__FILE__, __LINE__, "starpu_mpi_tags_allocate", "no tags left", NULL);
+	}
+	for (int j = 0; j < d->nt; j++) {
+		for (int i = 0; i < d->mt; i++) {
+			int64_t t = sg_desc_index(d, i, j);
+			uint32_t rows = (uint32_t)sg_desc_extent(d->m, d->tile, i);
+			uint32_t cols = (uint32_t)sg_desc_extent(d->n, d->tile, j);
+			/* A tile of another rank has no home node (-1): memory appears only when a
+			 * copy arrives, so a rank's memory follows what it owns. */
+			int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
+			uint32_t ld = d->tiles[t] ? (uint32_t)d->lds[t] : rows;
+			starpu_matrix_data_register(&d->handles[t], home, (uintptr_t)d->tiles[t], ld,
+			                            rows, cols, d->p->elemsize);
+			/* So that a failing task can name its tiles (codelets/) and traces show them. */
+			starpu_data_set_coordinates(d->handles[t], 2, i, j);
+			if (!d->local)
+				starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t,
+				                              d->owners[t], d->comm);
+		}
+	}
+}
+
+/* The three constructors' common body: collective over comm, or local. */
+static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n, int tile,
+                  const struct starpu_gemm_dist *dist, MPI_Comm comm,
+                  const struct tile_source *src)
+{
+	if (desc)
+		*desc = NULL;
+	int rank = 0, nranks = 1;
+	if (!sg_comm_is_local(comm)) {
+		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
+		SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
+	}
+	struct starpu_gemm_desc *d = NULL;
+	int ret = -EINVAL;
+	if (desc)
+		ret = build_local(&d, prec, m, n, tile, dist, comm, rank, nranks, src);
+	else if (rank == 0)
+		fprintf(stderr, "starpu_gemm: NULL descriptor pointer\n");
+	ret = sg_agree(ret, comm);
+	if (ret != 0) {
+		free_desc(d);
+		return ret;
+	}
+	register_tiles(d);
+	*desc = d;
+	return 0;
 }
 
 int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n,
                             int tile, const struct starpu_gemm_dist *dist, MPI_Comm comm)
 {
-	if (desc)
-		*desc = NULL;
-	if (comm == MPI_COMM_NULL) {
-		fprintf(stderr, "starpu_gemm: MPI_COMM_NULL given for a matrix\n");
+	struct tile_source src = { .kind = SOURCE_ALLOC };
+	return create(desc, prec, m, n, tile, dist, comm, &src);
+}
+
+int starpu_gemm_desc_create_lapack(struct starpu_gemm_desc **desc, char prec, int64_t m,
+                                   int64_t n, int tile, void *array, int64_t ld,
+                                   const struct starpu_gemm_dist *dist, MPI_Comm comm)
+{
+	struct tile_source src = { .kind = SOURCE_ARRAY, .array = array, .ld = ld };
+	return create(desc, prec, m, n, tile, dist, comm, &src);
+}
+
+int starpu_gemm_desc_create_user(struct starpu_gemm_desc **desc, char prec, int64_t m,
+                                 int64_t n, int tile, starpu_gemm_tile_addr_fn addr,
+                                 void *addr_arg, const struct starpu_gemm_dist *dist,
+                                 MPI_Comm comm)
+{
+	struct tile_source src = { .kind = SOURCE_CALLBACK, .addr = addr, .addr_arg = addr_arg };
+	if (!addr) {
+		fprintf(stderr, "starpu_gemm: NULL tile address callback\n");
 		return -EINVAL;
 	}
-	int rank, nranks;
-	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
-	SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
-	struct starpu_gemm_desc *d = NULL;
-	int ret = -EINVAL, all;
-	if (desc)
-		ret = build_local(&d, prec, m, n, tile, dist, comm, rank, nranks);
-	else if (rank == 0)
-		fprintf(stderr, "starpu_gemm: NULL descriptor pointer\n");
-	SG_MPI_FATAL(MPI_Allreduce(&ret, &all, 1, MPI_INT, MPI_MIN, comm));
-	if (all != 0) {
-		free_desc(d);
-		return all;
-	}
-
-	register_comm(comm);
-	/* Every rank allocates the same range: creation is collective and in the same order. */
-	d->tag_base = starpu_mpi_tags_allocate((int64_t)d->mt * d->nt);
-	if (d->tag_base < 0)
-		sg_fatal(__FILE__, __LINE__, "starpu_mpi_tags_allocate", "no tags left", NULL);
-	for (int j = 0; j < d->nt; j++) {
-		for (int i = 0; i < d->mt; i++) {
-			int64_t t = sg_desc_index(d, i, j);
-			uint32_t rows = (uint32_t)sg_desc_extent(m, tile, i);
-			uint32_t cols = (uint32_t)sg_desc_extent(n, tile, j);
-			/* A tile of another rank has no home node (-1): memory appears only when a
-			 * copy arrives, so a rank's memory follows what it owns. */
-			int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
-			starpu_matrix_data_register(&d->handles[t], home, (uintptr_t)d->tiles[t], rows,
-			                            rows, cols, d->p->elemsize);
-			/* So that a failing task can name its tiles (codelets/) and traces show them. */
-			starpu_data_set_coordinates(d->handles[t], 2, i, j);
-			starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t, d->owners[t], comm);
-		}
-	}
-	*desc = d;
-	return 0;
+	return create(desc, prec, m, n, tile, dist, comm, &src);
 }
 
 void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc)
@@ -189,14 +295,16 @@ void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc)
 	for (int64_t t = 0; t < (int64_t)desc->mt * desc->nt; t++) {
 		if (!desc->handles[t])
 			continue;
-		/* Both wait for the tasks and communications on the tile. A remote tile has no
-		 * home to write a copy back to: drop it. */
+		/* Both wait for the tasks and communications on the tile. An owned tile's latest
+		 * value goes home (for caller memory: into the caller's array); a remote tile has
+		 * no home to write a copy back to: drop it. */
 		if (desc->tiles[t])
 			starpu_data_unregister(desc->handles[t]);
 		else
 			starpu_data_unregister_no_coherency(desc->handles[t]);
 	}
-	starpu_mpi_tags_free(desc->tag_base);
+	if (!desc->local)
+		starpu_mpi_tags_free(desc->tag_base);
 	free_desc(desc);
 }
 

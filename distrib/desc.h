@@ -18,7 +18,10 @@ struct starpu_gemm_desc {
 	/* Per tile, column-major tile order (index = j*mt + i): */
 	int *owners;                     /* computed once, so a user owner is called once a tile */
 	starpu_data_handle_t *handles;   /* every tile, owned or not */
-	void **tiles;                    /* starpu_malloc'ed memory of owned tiles, else NULL */
+	void **tiles;                    /* memory of owned tiles, else NULL */
+	int64_t *lds;                    /* leading dimension of each owned tile, in elements */
+	int user_memory;                 /* tiles are the caller's memory, not starpu_malloc'ed */
+	int local;                       /* STARPU_GEMM_COMM_LOCAL: StarPU only, no MPI */
 	int64_t tag_base;                /* from starpu_mpi_tags_allocate(mt*nt) */
 	int64_t local_tiles;
 	size_t local_bytes;
@@ -53,6 +56,14 @@ static inline size_t sg_desc_tile_bytes(const struct starpu_gemm_desc *d, int64_
 	return (size_t)rows * (size_t)cols * d->p->elemsize;
 }
 
+/* Index in an owned tile's memory of its e-th element in column-major order (tiles over the
+ * caller's memory have their own leading dimension). */
+static inline int64_t sg_desc_tile_elem(const struct starpu_gemm_desc *d, int64_t t, int64_t e,
+                                        int rows)
+{
+	return e % rows + e / rows * d->lds[t];
+}
+
 /* The walk every per-rank loop shares: the next tile after t (start from -1) that this rank
  * owns, in index order, or -1 when none is left. */
 static inline int64_t sg_desc_next_local(const struct starpu_gemm_desc *d, int64_t t)
@@ -64,6 +75,15 @@ static inline int64_t sg_desc_next_local(const struct starpu_gemm_desc *d, int64
 }
 #define SG_DESC_FOR_LOCAL(d, t) \
 	for (int64_t t = sg_desc_next_local(d, -1); t >= 0; t = sg_desc_next_local(d, t))
+
+/* --- conform.c: the one conformance check of a product's operands ------------------------ */
+
+/* 0 when op(A) (M x K), op(B) (K x N) and C (M x N) conform and share precision, tile size and
+ * communicator; fills the normalised transposes and K. Else -EINVAL and a sentence in msg.
+ * Same answer on every rank: no communication. */
+int sg_desc_conform(char transA, char transB, const struct starpu_gemm_desc *A,
+                    const struct starpu_gemm_desc *B, const struct starpu_gemm_desc *C,
+                    char *ta, char *tb, int64_t *K, char *msg, size_t len);
 
 /* --- owner.c: ownership functions ------------------------------------------------------- */
 

@@ -11,13 +11,13 @@
 #define GATHER_WINDOW_BYTES ((size_t)64 << 20)
 
 static void copy_tile(const struct starpu_gemm_desc *d, int i, int j, const void *tile,
-                      char *dst)
+                      int64_t ld, char *dst)
 {
 	size_t es = d->p->elemsize;
 	int rows = sg_desc_extent(d->m, d->tile, i), cols = sg_desc_extent(d->n, d->tile, j);
 	for (int c = 0; c < cols; c++) {
 		size_t offset = ((size_t)i * d->tile + ((size_t)j * d->tile + c) * (size_t)d->m) * es;
-		memcpy(dst + offset, (const char *)tile + (size_t)c * rows * es, (size_t)rows * es);
+		memcpy(dst + offset, (const char *)tile + (size_t)c * ld * es, (size_t)rows * es);
 	}
 }
 
@@ -36,7 +36,8 @@ static int gather_window(struct starpu_gemm_desc *d, int64_t first, int64_t last
 		for (int64_t t = first; t < last; t++) {
 			SG_STARPU_CHECK(starpu_data_acquire(d->handles[t], STARPU_R));
 			const void *tile = starpu_data_get_local_ptr(d->handles[t]);
-			copy_tile(d, (int)(t % d->mt), (int)(t / d->mt), tile, dst);
+			copy_tile(d, (int)(t % d->mt), (int)(t / d->mt), tile,
+			          starpu_matrix_get_local_ld(d->handles[t]), dst);
 			starpu_data_release(d->handles[t]);
 		}
 	}
@@ -58,7 +59,8 @@ int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root)
 	/* Only root knows whether its dst is usable: tell the others before any tile moves, so
 	 * that a bad call fails everywhere instead of leaving sends without receivers. */
 	int ok = desc->rank != root || dst != NULL;
-	SG_MPI_FATAL(MPI_Bcast(&ok, 1, MPI_INT, root, desc->comm));
+	if (!desc->local)
+		SG_MPI_FATAL(MPI_Bcast(&ok, 1, MPI_INT, root, desc->comm));
 	if (!ok) {
 		if (desc->rank == root)
 			fprintf(stderr, "starpu_gemm: gather to rank %d with a NULL buffer\n", root);

@@ -94,7 +94,7 @@ static void *fill_tiles(void *arg)
 		int i, j, rows, cols;
 		sg_desc_tile_shape(desc, t, &i, &j, &rows, &cols);
 		sg_random_block(desc->p, job->seed, (int64_t)i * desc->tile, (int64_t)j * desc->tile,
-		                rows, cols, desc->tiles[t], rows);
+		                rows, cols, desc->tiles[t], desc->lds[t]);
 	}
 	return NULL;
 }

@@ -368,16 +368,6 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 	return settle(opts, nranks, err, errlen) ? SG_OPTIONS_ERROR : SG_OPTIONS_OK;
 }
 
-int sg_driver_default_tile(const struct sg_driver_options *opts, int ncuda)
-{
-	if (ncuda <= 0)
-		return SG_DRIVER_TILE_CPU;
-	int64_t smallest = opts->M < opts->N ? opts->M : opts->N;
-	smallest = smallest < opts->K ? smallest : opts->K;
-	return smallest >= 8LL * SG_DRIVER_TILE_CUDA_LARGE ? SG_DRIVER_TILE_CUDA_LARGE
-	                                                  : SG_DRIVER_TILE_CUDA;
-}
-
 void sg_options_scalar(char prec, const double parts[2], void *value)
 {
 	switch (sg_precision(prec)->letter) {

@@ -13,16 +13,10 @@
 #define SG_DRIVER_FULL_CHECK_MAX_MNK (1LL << 33)
 /* Entries per rank compared by a sampled check, unless --check-samples says otherwise. */
 #define SG_DRIVER_DEFAULT_SAMPLES 1000
-/* Tile sizes chosen when -t is not given, from the workers StarPU started. */
-#define SG_DRIVER_TILE_CUDA 2048
-/* Larger GPU tiles once every dimension still holds 8 of them: on an H200, n=32768 DGEMM ran
- * at 51.0 TFLOP/s with 4096 against 45.6 with 2048 (bench/notes-gpu.md). */
-#define SG_DRIVER_TILE_CUDA_LARGE 4096
-#define SG_DRIVER_TILE_CPU 512
 
 struct sg_driver_options {
 	int64_t M, N, K;
-	int tile;                  /* 0: chosen after StarPU starts (sg_driver_default_tile) */
+	int tile;                  /* 0: chosen after StarPU starts (starpu_gemm_default_tile) */
 	int P, Q;                  /* process grid, P*Q == ranks once parsed */
 	char prec;                 /* 's','d','c','z' */
 	char transA, transB;       /* 'N','T','C', normalised (C becomes T for real precisions) */
@@ -49,9 +43,6 @@ void sg_options_usage(FILE *out, const char *program);
 void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Tile size for -t when not given: with CUDA workers SG_DRIVER_TILE_CUDA_LARGE when M, N and K
- * hold 8 such tiles, else SG_DRIVER_TILE_CUDA; without, SG_DRIVER_TILE_CPU. */
-int sg_driver_default_tile(const struct sg_driver_options *opts, int ncuda);
 
 /* alpha or beta in the precision's type, written to value (room for a double complex). */
 void sg_options_scalar(char prec, const double parts[2], void *value);

@@ -132,7 +132,7 @@ static void settle_tile(struct sg_driver_options *opts)
 		return;
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
 	MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	opts->tile = sg_driver_default_tile(opts, fewest);
+	opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
 }
 
 struct matrices {

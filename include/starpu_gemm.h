@@ -171,6 +171,10 @@ struct starpu_gemm_opts {
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
 
+/* The tile size the driver and the doors take when none is given: 512 for CPU workers; with
+ * ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles, else 2048. */
+int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
+
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
 struct starpu_gemm_plan {
 	int b, c, d, lookahead;  /* chosen values */

@@ -55,6 +55,17 @@ int sgt_finish(void)
 	return total ? 1 : 0;
 }
 
+void sgt_init_local(void)
+{
+	rng_state = sgt_seed() * SG_GOLDEN + 1;
+}
+
+int sgt_finish_local(void)
+{
+	printf("# %s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
+	return failures ? 1 : 0;
+}
+
 void sgt_expect(int ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -160,7 +171,10 @@ uint64_t sgt_seed(void)
 	if (!done) {
 		const char *env = getenv("SEED");
 		seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-		MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+		int mpi = 0;
+		MPI_Initialized(&mpi);
+		if (mpi)
+			MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 		if (sgt_rank == 0)
 			printf("# seed %llu (replay with SEED=%llu)\n", (unsigned long long)seed,
 			       (unsigned long long)seed);

@@ -17,6 +17,11 @@ void sgt_init(int *argc, char ***argv);
  * rank). */
 int sgt_finish(void);
 
+/* For programs without MPI (the one call on host arrays): the seed and generator only; StarPU
+ * is the library's business. sgt_finish_local prints the summary and returns main's code. */
+void sgt_init_local(void);
+int sgt_finish_local(void);
+
 /* Record a result: prints "PASS|FAIL <what>" (rank-tagged) and remembers failures. */
 void sgt_expect(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,74 @@
+/* StarPU for the one call on host arrays: started on the first call, kept for the next ones
+ * (starting StarPU costs far more than a small product), shut down at exit. The defaults are
+ * the driver's, measured on GPU nodes: with a GPU, no CPU workers (a CPU tile is 100 times
+ * slower than a GPU tile and ends the product late) and the dmdas scheduler; each STARPU_*
+ * variable overrides its default. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#ifdef STARPU_USE_CUDA
+#include <cuda_runtime.h>
+#endif
+#include "doors/runtime.h"
+
+static int started, ncuda;
+
+static void stop_runtime(void)
+{
+	if (ncuda > 0)
+		starpu_cublas_shutdown();
+	starpu_shutdown();
+}
+
+static int gpu_present(void)
+{
+#ifdef STARPU_USE_CUDA
+	const char *want = getenv("STARPU_NCUDA");
+	int devices = 0;
+	return !(want && atoi(want) == 0) && cudaGetDeviceCount(&devices) == cudaSuccess &&
+	       devices > 0;
+#else
+	return 0;
+#endif
+}
+
+int sg_runtime_start(void)
+{
+	if (started)
+		return ncuda;
+	if (starpu_is_initialized()) {
+		/* The application's StarPU: used as it is, and its to shut down. */
+		started = 1;
+		ncuda = (int)starpu_cuda_worker_get_count();
+		return ncuda;
+	}
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	if (gpu_present()) {
+		if (!getenv("STARPU_NCPU"))
+			conf.ncpus = 0;
+		const char *sched = getenv("STARPU_SCHED");
+		if (!sched || !*sched)
+			conf.sched_policy_name = "dmdas";
+	}
+	int ret = starpu_init(&conf);
+	if (ret != 0) {
+		fprintf(stderr, "starpu_gemm: StarPU could not start (%s)\n", strerror(-ret));
+		return -ENODEV;
+	}
+	if (starpu_worker_get_count() == 0) {
+		fprintf(stderr, "starpu_gemm: StarPU started no worker (STARPU_NCPU=%s, "
+		        "STARPU_NCUDA=%s)\n", getenv("STARPU_NCPU") ? getenv("STARPU_NCPU") : "unset",
+		        getenv("STARPU_NCUDA") ? getenv("STARPU_NCUDA") : "unset");
+		starpu_shutdown();
+		return -ENODEV;
+	}
+	ncuda = (int)starpu_cuda_worker_get_count();
+	if (ncuda > 0)
+		starpu_cublas_init();
+	started = 1;
+	atexit(stop_runtime);
+	return ncuda;
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# starpu_gemm_gemm on host arrays, no MPI: every precision and transpose pair against CBLAS,
+# cut in 16x16 tiles so ragged multi-tile products are exercised on small matrices; then the
+# same with the library's own tile size (one tile) and 2 CPU workers.
+set -eu
+prog="$top_builddir/tests/test_gemm"
+export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_WORKERS_NOBIND=1
+export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
+mkdir -p "$STARPU_HOME"
+STARPU_GEMM_TILE=16 STARPU_NCPU=2 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
+STARPU_NCPU=1 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
