@@ -16,6 +16,8 @@ fi
 work=$top_builddir/tests/blas-numpy
 rm -rf "$work"; mkdir -p "$work"
 script=$top_srcdir/tests/blas_numpy.py
+# Tiles of 96: each product runs as several tiles (a different summation order), not as one.
+export STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-96}
 echo "# $("$py" -c 'import numpy; print("numpy", numpy.__version__)') ($py)"
 "$py" "$script" "$work/plain.npz" || { echo "FAIL blas_numpy: numpy without the preload"; exit 1; }
 if ! preloaded "$py" "$script" "$work/preloaded.npz" 2> "$work/preloaded.err"; then
@@ -28,4 +30,4 @@ if [ "${calls:-0}" -lt 9 ]; then
 	echo "FAIL blas_numpy: ${calls:-no} calls through StarPU, expected one per product (9)"
 	exit 1
 fi
-echo "PASS blas_numpy: 9 products identical within the bound, $calls calls through StarPU"
+echo "PASS blas_numpy: 9 products agree within the bound, $calls calls through StarPU"
