@@ -1,11 +1,7 @@
 # Sourced by the interposer's tests (blas_*.sh): where libstarpu_gemm_blas.so is, a light
-# StarPU (one CPU worker, no GPU), and one place that runs a program under the preload.
+# StarPU (one CPU worker, no GPU), one place that runs a program under the preload, and one
+# that reads the interposer's count of calls.
 : "${top_srcdir:?}" "${top_builddir:?}"
-# An ASan-instrumented library cannot be preloaded into programs built without ASan.
-if [ "${SG_SANITIZERS:-}" = yes ]; then
-	echo "SKIP $(basename "$0"): the sanitizer build's interposer cannot be preloaded into uninstrumented programs"
-	exit 77
-fi
 blas_so=$top_builddir/.libs/libstarpu_gemm_blas.so
 test -f "$blas_so" || { echo "FAIL $(basename "$0"): $blas_so was not built"; exit 1; }
 export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_NCPU=${STARPU_NCPU:-1}
@@ -14,6 +10,15 @@ export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 # The next BLAS runs one thread: two cores, and StarPU's worker beside it.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$STARPU_HOME"
+
+# An ASan-instrumented library cannot be preloaded into programs built without ASan: the
+# scripts that preload call this first.
+skip_under_sanitizers() {
+	if [ "${SG_SANITIZERS:-}" = yes ]; then
+		echo "SKIP $(basename "$0"): the sanitizer build's interposer cannot be preloaded into uninstrumented programs"
+		exit 77
+	fi
+}
 
 # preloaded COMMAND...: run COMMAND with the interposer preloaded, every GEMM through StarPU
 # and the count of such calls printed at exit; killed after SG_TEST_TIMEOUT seconds.

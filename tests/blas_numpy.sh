@@ -5,6 +5,7 @@
 # the interposer (its count of calls through StarPU is at least the number of products).
 set -u
 . "$top_srcdir/tests/blas_env.sh"
+skip_under_sanitizers
 py=
 for candidate in /usr/bin/python3 python3; do
 	if "$candidate" -c 'import numpy' 2>/dev/null; then py=$candidate; break; fi

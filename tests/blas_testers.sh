@@ -6,6 +6,7 @@
 # FATAL, and the interposer must have run calls through StarPU.
 set -u
 . "$top_srcdir/tests/blas_env.sh"
+skip_under_sanitizers
 testers=$(dpkg -L libblas-test 2>/dev/null | sed -n 's|/xblat3d$||p' | head -1)
 if [ -z "$testers" ]; then
 	echo "SKIP blas_testers: Debian's libblas-test is not installed (scripts/install-deps.sh installs it)"
