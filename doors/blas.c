@@ -16,8 +16,9 @@
  * StarPU worker thread (our own CPU codelet calls cblas_?gemm, which lands here again under
  * the preload; so do codelets of an application that runs StarPU itself), and calls re-entered
  * on one thread (a reference CBLAS implements cblas_dgemm with dgemm_; starpu_gemm_gemm may
- * call BLAS while it runs). Invalid arguments are reported as the reference BLAS and CBLAS
- * report them, through xerbla_ and cblas_xerbla, whatever the route. */
+ * call BLAS while it runs). The calls it routes have their arguments checked here and reported
+ * as the reference BLAS and CBLAS report them, through xerbla_ and cblas_xerbla, whatever their
+ * size; the calls it passes on are the next BLAS's to check. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <glob.h>
@@ -137,7 +138,11 @@ static void report_counts(void)
 		next += atomic_load(&precisions[p].to_next);
 	}
 	fprintf(stderr, "starpu_gemm_blas: %lld calls through starpu_gemm_gemm, %lld to the next "
-	        "BLAS (threshold %lld)\n", through, next, (long long)threshold);
+	        "BLAS (threshold ", through, next);
+	if (threshold < 0)
+		fprintf(stderr, "unset and no GPU: every call to the next BLAS)\n");
+	else
+		fprintf(stderr, "%lld)\n", (long long)threshold);
 }
 
 static void resolve(void)
@@ -157,8 +162,9 @@ static void resolve(void)
 		else
 			threshold = value;
 	}
+	/* The same switch as starpu_gemm_gemm's per-call lines. */
 	env = getenv("STARPU_GEMM_VERBOSE");
-	verbose = env && *env && strcmp(env, "0") != 0;
+	verbose = env && atoi(env) > 0;
 	if (verbose)
 		atexit(report_counts);
 }
@@ -182,32 +188,6 @@ static bool scalar_is(const struct interposed *p, const void *x, double re)
 	return true;
 }
 
-/* Where a call goes; the caller reports BAD_ARG with its own xerbla numbering. */
-enum route { TO_NEXT, BAD_ARG, QUICK_RETURN, TO_STARPU };
-
-static enum route route(struct interposed *p, const struct gemm_call *g, int *info)
-{
-	if (depth > 1 || on_starpu_worker())
-		return TO_NEXT;
-	if (threshold < 0) {
-		atomic_fetch_add(&p->to_next, 1);
-		return TO_NEXT;
-	}
-	*info = starpu_gemm_gemm_check(p->letter, g->transA, g->transB, g->m, g->n, g->k, g->lda,
-	                               g->ldb, g->ldc);
-	if (*info)
-		return BAD_ARG;
-	if (g->m == 0 || g->n == 0 ||
-	    ((scalar_is(p, g->alpha, 0.0) || g->k == 0) && scalar_is(p, g->beta, 1.0)))
-		return QUICK_RETURN;
-	/* In 128 bits: m*n*k of int arguments overflows int64. */
-	if ((__int128)g->m * g->n * g->k < threshold) {
-		atomic_fetch_add(&p->to_next, 1);
-		return TO_NEXT;
-	}
-	return TO_STARPU;
-}
-
 /* Returns false when StarPU could not run the call: the caller then passes it on, so an
  * application never loses a result because StarPU failed to start. */
 static bool run_starpu(struct interposed *p, const struct gemm_call *g)
@@ -218,12 +198,37 @@ static bool run_starpu(struct interposed *p, const struct gemm_call *g)
 		atomic_fetch_add(&p->through_starpu, 1);
 		return true;
 	}
-	atomic_fetch_add(&p->to_next, 1);
 	static atomic_flag warned = ATOMIC_FLAG_INIT;
 	if (!atomic_flag_test_and_set(&warned))
 		fprintf(stderr, "starpu_gemm_blas: starpu_gemm_gemm failed (%s); this and later "
 		        "failing calls go to the next BLAS\n", strerror(-ret));
 	return false;
+}
+
+/* What is left for an entry point to do once interpose() has seen the call: nothing, report
+ * argument *info with its own numbering, or pass the call on unchanged. */
+enum outcome { DONE, BAD_ARG, TO_NEXT };
+
+/* The routing, the same for both conventions: g is the call in column-major BLAS terms. */
+static enum outcome interpose(struct interposed *p, const struct gemm_call *g, int *info)
+{
+	if (depth > 1 || on_starpu_worker())
+		return TO_NEXT;
+	if (threshold >= 0) {
+		*info = starpu_gemm_gemm_check(p->letter, g->transA, g->transB, g->m, g->n, g->k,
+		                               g->lda, g->ldb, g->ldc);
+		if (*info)
+			return BAD_ARG;
+		/* BLAS's quick returns: C is not touched. */
+		if (g->m == 0 || g->n == 0 ||
+		    ((scalar_is(p, g->alpha, 0.0) || g->k == 0) && scalar_is(p, g->beta, 1.0)))
+			return DONE;
+		/* In 128 bits: m*n*k of int arguments overflows int64. */
+		if ((__int128)g->m * g->n * g->k >= threshold && run_starpu(p, g))
+			return DONE;
+	}
+	atomic_fetch_add(&p->to_next, 1);
+	return TO_NEXT;
 }
 
 static void fortran_xerbla(const struct interposed *p, int info)
@@ -245,19 +250,15 @@ static void fortran_gemm(struct interposed *p, const char *transA, const char *t
 	depth++;
 	struct gemm_call g = { *transA, *transB, *m, *n, *k, alpha, A, *lda, B, *ldb, beta, C, *ldc };
 	int info = 0;
-	switch (route(p, &g, &info)) {
+	switch (interpose(p, &g, &info)) {
 	case BAD_ARG:
 		fortran_xerbla(p, info);
 		break;
-	case QUICK_RETURN:
-		break;
-	case TO_STARPU:
-		if (run_starpu(p, &g))
-			break;
-		/* fall through */
 	case TO_NEXT:
 		p->next_fortran(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, lenA,
 		                lenB);
+		break;
+	case DONE:
 		break;
 	}
 	depth--;
@@ -289,9 +290,9 @@ static void cblas_gemm(struct interposed *p, const struct cblas_call *c)
 	if (c->order == CblasRowMajor)
 		g = (struct gemm_call){ tb, ta, c->n, c->m, c->k, c->alpha, c->B, c->ldb, c->A,
 		                        c->lda, c->beta, c->C, c->ldc };
-	enum route to = BAD_ARG;
+	enum outcome to = BAD_ARG;
 	if (!info) {
-		to = route(p, &g, &info);
+		to = interpose(p, &g, &info);
 		if (to == BAD_ARG)
 			info += 1;
 	}
@@ -305,14 +306,10 @@ static void cblas_gemm(struct interposed *p, const struct cblas_call *c)
 			        p->cblas_symbol);
 		break;
 	}
-	case QUICK_RETURN:
-		break;
-	case TO_STARPU:
-		if (run_starpu(p, &g))
-			break;
-		/* fall through */
 	case TO_NEXT:
 		p->next_cblas(p, c);
+		break;
+	case DONE:
 		break;
 	}
 	depth--;
