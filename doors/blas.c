@@ -45,21 +45,8 @@ typedef void (*fortran_gemm_fn)(const char *, const char *, const int *, const i
 typedef void (*fortran_xerbla_fn)(const char *, const int *, size_t);
 typedef void (*cblas_xerbla_fn)(int, const char *, const char *, ...);
 
-/* A CBLAS call as the caller made it, kept whole so that it can be passed on unchanged. */
-struct cblas_call {
-	enum CBLAS_ORDER order;
-	enum CBLAS_TRANSPOSE transA, transB;
-	int m, n, k;
-	const void *alpha, *A;
-	int lda;
-	const void *B;
-	int ldb;
-	const void *beta;
-	void *C;
-	int ldc;
-};
-
-/* The same product in BLAS column-major terms, as starpu_gemm_gemm and the checks take it. */
+/* A product in BLAS terms, as starpu_gemm_gemm and its check take it: a Fortran call, or a
+ * CBLAS call as given (its layout kept apart) or as the column-major product it stands for. */
 struct gemm_call {
 	char transA, transB;
 	int64_t m, n, k;
@@ -79,17 +66,17 @@ struct interposed {
 	const char *cblas_symbol;      /* "cblas_dgemm", also the name given to cblas_xerbla */
 	bool is_complex;
 	bool is_single;
-	void (*next_cblas)(const struct interposed *, const struct cblas_call *);
+	void (*next_cblas)(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
 	fortran_gemm_fn next_fortran;  /* resolved once, in resolve() */
 	void *next_cblas_fn;
 	/* The application's calls only, not those of StarPU's workers or re-entered ones. */
 	atomic_llong through_starpu, to_next;
 };
 
-static void next_cblas_s(const struct interposed *p, const struct cblas_call *c);
-static void next_cblas_d(const struct interposed *p, const struct cblas_call *c);
-static void next_cblas_c(const struct interposed *p, const struct cblas_call *c);
-static void next_cblas_z(const struct interposed *p, const struct cblas_call *c);
+static void next_cblas_s(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
+static void next_cblas_d(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
+static void next_cblas_c(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
+static void next_cblas_z(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
 
 enum { PREC_S, PREC_D, PREC_C, PREC_Z };
 #define PRECISION(l, L, complex, single) \
@@ -264,14 +251,25 @@ static void fortran_gemm(struct interposed *p, const char *transA, const char *t
 	depth--;
 }
 
-static char cblas_trans_letter(enum CBLAS_TRANSPOSE trans)
+/* CBLAS transposes and BLAS letters, both ways; 0 and -1 for anything else. */
+static const struct { enum CBLAS_TRANSPOSE cblas; char letter; } transposes[] = {
+	{ CblasNoTrans, 'N' }, { CblasTrans, 'T' }, { CblasConjTrans, 'C' },
+};
+
+static char trans_letter(enum CBLAS_TRANSPOSE trans)
 {
-	switch (trans) {
-	case CblasNoTrans: return 'N';
-	case CblasTrans: return 'T';
-	case CblasConjTrans: return 'C';
-	default: return 0;
-	}
+	for (size_t t = 0; t < sizeof(transposes) / sizeof(transposes[0]); t++)
+		if (transposes[t].cblas == trans)
+			return transposes[t].letter;
+	return 0;
+}
+
+static enum CBLAS_TRANSPOSE cblas_transpose(char letter)
+{
+	for (size_t t = 0; t < sizeof(transposes) / sizeof(transposes[0]); t++)
+		if (transposes[t].letter == letter)
+			return transposes[t].cblas;
+	return (enum CBLAS_TRANSPOSE)-1;
 }
 
 /* The reference CBLAS checks layout and transposes itself (positions 1, 2, 3), then calls the
@@ -279,17 +277,16 @@ static char cblas_trans_letter(enum CBLAS_TRANSPOSE trans)
  * cblas_xerbla receives. In row-major it computes C^T = op(B)^T op(A)^T, so the Fortran
  * routine sees (B, A) and (n, m) swapped; the reference tester expects exactly that numbering
  * (its cblas_xerbla swaps 4/5 and 9/11 back), so we report the same. */
-static void cblas_gemm(struct interposed *p, const struct cblas_call *c)
+static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, const struct gemm_call *c)
 {
 	pthread_once(&resolved, resolve);
 	depth++;
-	char ta = cblas_trans_letter(c->transA), tb = cblas_trans_letter(c->transB);
-	int info = c->order != CblasColMajor && c->order != CblasRowMajor ? 1 : !ta ? 2 : !tb ? 3 : 0;
-	struct gemm_call g = { ta, tb, c->m, c->n, c->k, c->alpha, c->A, c->lda, c->B, c->ldb,
-	                       c->beta, c->C, c->ldc };
-	if (c->order == CblasRowMajor)
-		g = (struct gemm_call){ tb, ta, c->n, c->m, c->k, c->alpha, c->B, c->ldb, c->A,
-		                        c->lda, c->beta, c->C, c->ldc };
+	int info = order != CblasColMajor && order != CblasRowMajor ? 1 :
+	           !c->transA ? 2 : !c->transB ? 3 : 0;
+	struct gemm_call g = *c;
+	if (order == CblasRowMajor)
+		g = (struct gemm_call){ c->transB, c->transA, c->n, c->m, c->k, c->alpha, c->B,
+		                        c->ldb, c->A, c->lda, c->beta, c->C, c->ldc };
 	enum outcome to = BAD_ARG;
 	if (!info) {
 		to = interpose(p, &g, &info);
@@ -307,7 +304,7 @@ static void cblas_gemm(struct interposed *p, const struct cblas_call *c)
 		break;
 	}
 	case TO_NEXT:
-		p->next_cblas(p, c);
+		p->next_cblas(p, order, c);
 		break;
 	case DONE:
 		break;
@@ -335,17 +332,20 @@ static void cblas_gemm(struct interposed *p, const struct cblas_call *c)
 	                     const T *B, const int ldb, const SCALAR_ARG beta, T *C,         \
 	                     const int ldc)                                                  \
 	{                                                                                    \
-		struct cblas_call c = { order, transA, transB, m, n, k, SCALAR_PTR(alpha), A,\
-		                        lda, B, ldb, SCALAR_PTR(beta), C, ldc };             \
-		cblas_gemm(&precisions[L], &c);                                              \
+		struct gemm_call c = { trans_letter(transA), trans_letter(transB), m, n, k,  \
+		                       SCALAR_PTR(alpha), A, lda, B, ldb, SCALAR_PTR(beta), C,\
+		                       ldc };                                                \
+		cblas_gemm(&precisions[L], order, &c);                                           \
 	}                                                                                    \
-	static void next_cblas_##l(const struct interposed *p, const struct cblas_call *c)   \
+	static void next_cblas_##l(const struct interposed *p, enum CBLAS_ORDER order,        \
+	                           const struct gemm_call *c)                                \
 	{                                                                                    \
 		void (*next)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,   \
 		             int, int, int, const SCALAR_ARG, const T *, int, const T *, int,\
 		             const SCALAR_ARG, T *, int) = p->next_cblas_fn;                 \
-		next(c->order, c->transA, c->transB, c->m, c->n, c->k, SCALAR(T, c->alpha),  \
-		     c->A, c->lda, c->B, c->ldb, SCALAR(T, c->beta), c->C, c->ldc);          \
+		next(order, cblas_transpose(c->transA), cblas_transpose(c->transB),          \
+		     (int)c->m, (int)c->n, (int)c->k, SCALAR(T, c->alpha), c->A, (int)c->lda,\
+		     c->B, (int)c->ldb, SCALAR(T, c->beta), c->C, (int)c->ldc);              \
 	}
 
 #define ADDRESS_OF(x) (&(x))
