@@ -251,7 +251,8 @@ static void fortran_gemm(struct interposed *p, const char *transA, const char *t
 	depth--;
 }
 
-/* CBLAS transposes and BLAS letters, both ways; 0 and -1 for anything else. */
+/* CBLAS transposes and BLAS letters, both ways (a call passed on is given back its own
+ * values); 0 and -1 for anything else. */
 static const struct { enum CBLAS_TRANSPOSE cblas; char letter; } transposes[] = {
 	{ CblasNoTrans, 'N' }, { CblasTrans, 'T' }, { CblasConjTrans, 'C' },
 };
@@ -276,7 +277,8 @@ static enum CBLAS_TRANSPOSE cblas_transpose(char letter)
  * Fortran routine, whose xerbla position, plus one for the layout argument, is what
  * cblas_xerbla receives. In row-major it computes C^T = op(B)^T op(A)^T, so the Fortran
  * routine sees (B, A) and (n, m) swapped; the reference tester expects exactly that numbering
- * (its cblas_xerbla swaps 4/5 and 9/11 back), so we report the same. */
+ * (its cblas_xerbla swaps 4/5 and 9/11 back), so we report the same. Layout and transposes are
+ * checked here whatever the route, so a call passed on always has valid ones. */
 static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, const struct gemm_call *c)
 {
 	pthread_once(&resolved, resolve);
