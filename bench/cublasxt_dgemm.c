@@ -4,7 +4,8 @@
  * is still in flight). --gpus and --block take one value or a list ("1,2,4", "2048,4096"):
  * the matrices are allocated and filled once (tens of GB: longer than the GEMMs) and each
  * (G, B) is measured in turn, one line each:
- *   RESULT name=cublasxt n=N gflops=X time_s=T tflops=Y gpus=G block=B */
+ *   RESULT name=cublasxt n=N gflops=X time_s=T tflops=Y gpus=G block=B memory=pinned|pageable
+ * --pageable puts the matrices in malloc'ed memory, as an application's arrays are. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void usage(FILE *out, const char *program)
 	        "  --gpus G       use CUDA devices 0..G-1 (default 1); a comma-separated list "
 	        "measures each\n"
 	        "  --block B      cublasXtSetBlockDim (default 4096); a list measures each\n"
+	        "  --pageable     matrices from malloc instead of cudaMallocHost\n"
 	        "  --niter I      timed runs per (G, B), the median is reported (default 3)\n"
 	        "  --warmup W     untimed full-size runs per (G, B) (default 1); a small call "
 	        "always\n"
@@ -70,7 +72,8 @@ static double timed_dgemm(cublasXtHandle_t handle, int gpus, size_t n, const dou
 
 /* Every block size on GPUs 0..gpus-1, with a handle of their own; one RESULT line each. */
 static void measure_gpus(int gpus, const int *blocks, int nblocks, int niter, int warmup,
-                         size_t n, const double *A, const double *B, double *C, double *times)
+                         size_t n, const double *A, const double *B, double *C, double *times,
+                         int pageable)
 {
 	cublasXtHandle_t handle;
 	int devices[MAX_GPUS];
@@ -91,9 +94,10 @@ static void measure_gpus(int gpus, const int *blocks, int nblocks, int niter, in
 				times[it - warmup] = t;
 		}
 		double median = bench_median(times, niter);
-		char extra[96];
-		snprintf(extra, sizeof(extra), "tflops=%.3f gpus=%d block=%d",
-		         bench_dgemm_flops((int64_t)n) / median / 1e12, gpus, blocks[b]);
+		char extra[128];
+		snprintf(extra, sizeof(extra), "tflops=%.3f gpus=%d block=%d memory=%s",
+		         bench_dgemm_flops((int64_t)n) / median / 1e12, gpus, blocks[b],
+		         pageable ? "pageable" : "pinned");
 		bench_print_result("cublasxt", (int64_t)n, bench_dgemm_flops((int64_t)n), median, extra);
 	}
 	BENCH_CUBLAS_CHECK(cublasXtDestroy(handle));
@@ -103,14 +107,18 @@ int main(int argc, char **argv)
 {
 	struct bench_run run = { .n = 16384, .niter = 3, .warmup = 1 };
 	int gpu_counts[MAX_LIST] = { 1 }, ngpu_counts = 1, blocks[MAX_LIST] = { 4096 }, nblocks = 1;
-	enum { OPT_GPUS = 256, OPT_BLOCK };
+	int pageable = 0;
+	enum { OPT_GPUS = 256, OPT_BLOCK, OPT_PAGEABLE };
 	static const struct option longopts[] = {
 		BENCH_RUN_LONGOPTS, { "gpus", required_argument, NULL, OPT_GPUS },
-		{ "block", required_argument, NULL, OPT_BLOCK }, { NULL, 0, NULL, 0 }
+		{ "block", required_argument, NULL, OPT_BLOCK },
+		{ "pageable", no_argument, NULL, OPT_PAGEABLE }, { NULL, 0, NULL, 0 }
 	};
 	int opt;
 	while ((opt = bench_getopt(argc, argv, longopts, &run, usage)) != -1) {
-		if (opt == OPT_GPUS)
+		if (opt == OPT_PAGEABLE)
+			pageable = 1;
+		else if (opt == OPT_GPUS)
 			ngpu_counts = parse_list(argv[0], "--gpus", optarg, 1, MAX_GPUS, gpu_counts);
 		else
 			nblocks = parse_list(argv[0], "--block", optarg, 1, 1 << 20, blocks);
@@ -122,9 +130,17 @@ int main(int argc, char **argv)
 
 	size_t count = (size_t)n * (size_t)n;
 	double *A = NULL, *B = NULL, *C = NULL;
-	BENCH_CUDA_CHECK(cudaMallocHost((void **)&A, count * sizeof(double)));
-	BENCH_CUDA_CHECK(cudaMallocHost((void **)&B, count * sizeof(double)));
-	BENCH_CUDA_CHECK(cudaMallocHost((void **)&C, count * sizeof(double)));
+	double **matrices[3] = { &A, &B, &C };
+	for (int x = 0; x < 3; x++) {
+		if (pageable)
+			*matrices[x] = malloc(count * sizeof(double));
+		else
+			BENCH_CUDA_CHECK(cudaMallocHost((void **)matrices[x], count * sizeof(double)));
+		if (!*matrices[x]) {
+			perror(argv[0]);
+			return 1;
+		}
+	}
 	bench_fill_random(A, count, 1);
 	bench_fill_random(B, count, 2);
 	bench_fill_random(C, count, 3);
@@ -135,11 +151,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int g = 0; g < ngpu_counts; g++)
-		measure_gpus(gpu_counts[g], blocks, nblocks, niter, warmup, (size_t)n, A, B, C, times);
+		measure_gpus(gpu_counts[g], blocks, nblocks, niter, warmup, (size_t)n, A, B, C, times,
+		             pageable);
 
 	free(times);
-	BENCH_CUDA_CHECK(cudaFreeHost(A));
-	BENCH_CUDA_CHECK(cudaFreeHost(B));
-	BENCH_CUDA_CHECK(cudaFreeHost(C));
+	for (int x = 0; x < 3; x++) {
+		if (pageable)
+			free(*matrices[x]);
+		else
+			BENCH_CUDA_CHECK(cudaFreeHost(*matrices[x]));
+	}
 	return 0;
 }

@@ -1,4 +1,4 @@
-#include "common/hostmem.h"
+#include <starpu_gemm.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ static double meminfo_available(const char **source)
 	return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
-double sg_host_memory(int ranks_on_node, const char **source)
+double starpu_gemm_host_memory(int ranks_on_node, const char **source)
 {
 	const char *unused, **src = source ? source : &unused;
 	const char *limit = getenv("STARPU_LIMIT_CPU_MEM");

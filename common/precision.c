@@ -2,6 +2,7 @@
 #include <float.h>
 #include <complex.h>
 #include "precision.h"
+#include <starpu_gemm.h>
 
 static const float one_s = 1.0f;
 static const double one_d = 1.0;
@@ -40,4 +41,21 @@ char sg_trans(char prec, char trans)
 	if (!p || (trans != 'N' && trans != 'T' && trans != 'C'))
 		return 0;
 	return (trans == 'C' && !p->is_complex) ? 'T' : trans;
+}
+
+char starpu_gemm_prec_letter(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p ? p->letter : 0;
+}
+
+int starpu_gemm_prec_is_complex(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p ? p->is_complex : 0;
+}
+
+char starpu_gemm_trans(char prec, char trans)
+{
+	return sg_precision(prec) ? sg_trans(prec, trans) : 0;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "compute/problem.h"
-#include "common/hostmem.h"
+#include <starpu_gemm.h>
 #include "common/precision.h"
 #include "common/comm.h"
 #include "distrib/desc.h"
@@ -73,11 +73,11 @@ static size_t host_memory(MPI_Comm comm)
 	MPI_Comm node;
 	int ranks_on_node = 1;
 	if (sg_comm_is_local(comm))
-		return (size_t)sg_host_memory(1, NULL);
+		return (size_t)starpu_gemm_host_memory(1, NULL);
 	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	MPI_Comm_size(node, &ranks_on_node);
 	MPI_Comm_free(&node);
-	return (size_t)sg_host_memory(ranks_on_node, NULL);
+	return (size_t)starpu_gemm_host_memory(ranks_on_node, NULL);
 }
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */

@@ -49,3 +49,8 @@ int sg_dist_owner(const struct starpu_gemm_dist *dist, int i, int j)
 		return (i % dist->P) * dist->Q + j % dist->Q;
 	}
 }
+
+int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j)
+{
+	return dist ? sg_dist_owner(dist, i, j) : -1;
+}

@@ -23,9 +23,13 @@ static int verbose(void)
 	return v && atoi(v) > 0;
 }
 
-/* STARPU_GEMM_TILE overrides the tile size (the tests cut small matrices in many tiles). */
-static int tile_size(int64_t m, int64_t n, int64_t k, int ncuda)
+/* opts->tile, else STARPU_GEMM_TILE (the tests cut small matrices in many tiles), else the
+ * library's default for the workers. */
+static int tile_size(const struct starpu_gemm_opts *opts, int64_t m, int64_t n, int64_t k,
+                     int ncuda)
 {
+	if (opts && opts->tile > 0)
+		return opts->tile;
 	const char *tile = getenv("STARPU_GEMM_TILE");
 	if (tile && atoi(tile) > 0)
 		return atoi(tile);
@@ -103,7 +107,8 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 
 static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m, int64_t n,
                        int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
-                       int64_t ldb, const void *beta, void *C, int64_t ldc)
+                       int64_t ldb, const void *beta, void *C, int64_t ldc,
+                       const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats)
 {
 	double t0 = now();
 	int ncuda = sg_runtime_start();
@@ -112,7 +117,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	enum sg_pin_mode mode = ncuda > 0 ? sg_pin_mode() : SG_PIN_NONE;
 	struct operands o;
 	int ret = make_operands(&o, p, ta, tb, m, n, k, A, lda, B, ldb, C, ldc,
-	                        tile_size(m, n, k, ncuda), mode != SG_PIN_NONE);
+	                        tile_size(opts, m, n, k, ncuda), mode != SG_PIN_NONE);
 	if (ret)
 		return ret;
 	double t1 = now();
@@ -120,26 +125,30 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		sg_pin_all(&o.pinner);
 	struct sg_chunk_hook hook = { sg_pin_before_chunk, &o.pinner };
 	struct starpu_gemm_request *req;
-	struct starpu_gemm_stats stats = { 0 };
-	ret = sg_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, NULL,
+	ret = sg_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, opts,
 	                      mode == SG_PIN_PANELS ? &hook : NULL, &req);
 	if (!ret)
-		ret = starpu_gemm_wait(req, &stats);
+		ret = starpu_gemm_wait(req, stats);
 	double t2 = now();
 	destroy_operands(&o);
+	stats->pin_seconds = o.pinner.seconds;
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s): %.3f s (setup %.3f, product %.3f, of it pinning %.3f; "
 		        "unregister+unpin %.3f)\n", p->letter, ta, tb, (long long)m, (long long)n,
-		        (long long)k, stats.plan.tile, ncuda, now() - t0, t1 - t0, t2 - t1,
+		        (long long)k, stats->plan.tile, ncuda, now() - t0, t1 - t0, t2 - t1,
 		        o.pinner.seconds, now() - t2);
 	return ret;
 }
 
-int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
-                     const void *alpha, const void *A, int64_t lda, const void *B,
-                     int64_t ldb, const void *beta, void *C, int64_t ldc)
+int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
+                        const void *alpha, const void *A, int64_t lda, const void *B,
+                        int64_t ldb, const void *beta, void *C, int64_t ldc,
+                        const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats_out)
 {
+	struct starpu_gemm_stats stats = { 0 };
+	if (stats_out)
+		*stats_out = stats;
 	int bad = starpu_gemm_gemm_check(prec, transA, transB, m, n, k, lda, ldb, ldc);
 	if (bad) {
 		if (bad < 0)
@@ -166,7 +175,18 @@ int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, 
 		return 0;
 	}
 	pthread_mutex_lock(&door_lock);
-	int ret = run_product(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+	int ret = run_product(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts,
+	                      &stats);
 	pthread_mutex_unlock(&door_lock);
+	if (stats_out)
+		*stats_out = stats;
 	return ret;
+}
+
+int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
+                     const void *alpha, const void *A, int64_t lda, const void *B,
+                     int64_t ldb, const void *beta, void *C, int64_t ldc)
+{
+	return starpu_gemm_gemm_ex(prec, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C,
+	                           ldc, NULL, NULL);
 }

@@ -9,13 +9,13 @@
 #include <string.h>
 #include "drivers/options.h"
 #include "drivers/report.h"
-#include "common/precision.h"
 
 /* One table drives getopt_long and --help, so the two cannot disagree. Options without a
  * short form get a code above the char range. */
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
-	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN
+	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
+	OPT_LAYOUT
 };
 
 struct option_doc {
@@ -45,6 +45,10 @@ static const struct option_doc docs[] = {
 	{ "chunk", 'd', "INT", "d: chunk depth in k, in tiles (default automatic)" },
 	{ "lookahead", 'l', "INT", "chunks in flight beyond the current one, >= 0 "
 	                           "(default automatic)" },
+	{ "layout", OPT_LAYOUT, "tile|lapack|lapack-pinned", "tile: the library's tiles and "
+	  "starpu_gemm_pgemm; lapack: column-major arrays from malloc multiplied by "
+	  "starpu_gemm_gemm, which wraps them in place and pins them as it goes (timed); "
+	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)" },
 	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
 	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
 	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
@@ -228,15 +232,15 @@ static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, si
 /* Checks that need every option parsed first (letters that depend on the precision). */
 static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t errlen)
 {
-	const struct sg_precision *p = sg_precision(opts->prec);
-	opts->transA = sg_trans(opts->prec, opts->transA);
-	opts->transB = sg_trans(opts->prec, opts->transB);
-	if (!p->is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
+	int is_complex = starpu_gemm_prec_is_complex(opts->prec);
+	opts->transA = starpu_gemm_trans(opts->prec, opts->transA);
+	opts->transB = starpu_gemm_trans(opts->prec, opts->transB);
+	if (!is_complex && (opts->alpha[1] != 0 || opts->beta[1] != 0)) {
 		sg_driver_error(err, errlen, "%s: an imaginary part needs a complex precision (c or z), "
 		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
 		return -1;
 	}
-	int single = p->elemsize / (p->is_complex ? 2 : 1) == sizeof(float);
+	int single = starpu_gemm_elemsize(opts->prec) / (is_complex ? 2 : 1) == sizeof(float);
 	for (int s = 0; s < 4 && single; s++) {
 		double part = s < 2 ? opts->alpha[s] : opts->beta[s - 2];
 		if (isfinite(part) && fabs(part) > FLT_MAX) {
@@ -247,6 +251,12 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 	}
 	if (opts->check_samples >= 0)
 		opts->check = 1;
+	if (opts->layout != SG_LAYOUT_TILE && nranks != 1) {
+		sg_driver_error(err, errlen, "--layout %s: the matrices are whole arrays of one "
+		                "process; run it on 1 rank, not %d", sg_options_layout_name(opts->layout),
+		                nranks);
+		return -1;
+	}
 	return settle_grid(opts, nranks, err, errlen);
 }
 
@@ -304,12 +314,12 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			opts->lookahead = (int)v;
 			break;
 		case OPT_PREC:
-			if (strlen(optarg) != 1 || !sg_precision(optarg[0])) {
+			if (strlen(optarg) != 1 || !starpu_gemm_prec_letter(optarg[0])) {
 				sg_driver_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
 				          "or z)", optarg);
 				rc = -1;
 			} else {
-				opts->prec = sg_precision(optarg[0])->letter;
+				opts->prec = starpu_gemm_prec_letter(optarg[0]);
 			}
 			break;
 		case OPT_TRANSA: rc = parse_trans(code, optarg, &opts->transA, err, errlen); break;
@@ -345,6 +355,19 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case OPT_CSV: opts->csv = 1; break;
 		case OPT_PLAN: opts->plan_only = 1; break;
+		case OPT_LAYOUT:
+			if (!strcmp(optarg, "tile"))
+				opts->layout = SG_LAYOUT_TILE;
+			else if (!strcmp(optarg, "lapack"))
+				opts->layout = SG_LAYOUT_LAPACK;
+			else if (!strcmp(optarg, "lapack-pinned"))
+				opts->layout = SG_LAYOUT_LAPACK_PINNED;
+			else {
+				sg_driver_error(err, errlen, "--layout: unknown layout '%s' (expected tile, "
+				                "lapack or lapack-pinned)", optarg);
+				rc = -1;
+			}
+			break;
 		case 'q': opts->quiet = 1; break;
 		case 'h': return SG_OPTIONS_HELP;
 		case ':':
@@ -370,12 +393,18 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 
 void sg_options_scalar(char prec, const double parts[2], void *value)
 {
-	switch (sg_precision(prec)->letter) {
+	switch (starpu_gemm_prec_letter(prec)) {
 	case 's': *(float *)value = (float)parts[0]; break;
 	case 'd': *(double *)value = parts[0]; break;
 	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;
 	default: *(double complex *)value = CMPLX(parts[0], parts[1]); break;
 	}
+}
+
+const char *sg_options_layout_name(enum sg_layout layout)
+{
+	static const char *names[] = { "tile", "lapack", "lapack-pinned" };
+	return names[layout];
 }
 
 const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist)

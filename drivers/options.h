@@ -14,6 +14,15 @@
 /* Entries per rank compared by a sampled check, unless --check-samples says otherwise. */
 #define SG_DRIVER_DEFAULT_SAMPLES 1000
 
+/* Where the matrices live and which call multiplies them. */
+enum sg_layout {
+	SG_LAYOUT_TILE,          /* the library's pinned tiles, starpu_gemm_pgemm */
+	SG_LAYOUT_LAPACK,        /* whole column-major arrays from malloc (pageable, as an
+	                          * application's), starpu_gemm_gemm_ex: wrapped in place and
+	                          * pinned as the product reaches them, all of it timed */
+	SG_LAYOUT_LAPACK_PINNED  /* the same arrays allocated pinned (starpu_malloc) */
+};
+
 struct sg_driver_options {
 	int64_t M, N, K;
 	int tile;                  /* 0: chosen after StarPU starts (starpu_gemm_default_tile) */
@@ -29,6 +38,7 @@ struct sg_driver_options {
 	int check;
 	int64_t check_samples;     /* -1: automatic; 0: full; > 0: that many entries per rank */
 	int csv, plan_only, quiet;
+	enum sg_layout layout;
 };
 
 enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_ERROR = -1 };
@@ -48,5 +58,6 @@ void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
 void sg_options_scalar(char prec, const double parts[2], void *value);
 
 const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist);
+const char *sg_options_layout_name(enum sg_layout layout);
 
 #endif

@@ -94,7 +94,8 @@ static void sum_bytes(const struct starpu_gemm_plan *pl, const double measured[S
 }
 
 void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
-                         const struct sg_check_result *check, const struct sg_traffic *traffic)
+                         double pin_seconds, const struct sg_check_result *check,
+                         const struct sg_traffic *traffic)
 {
 	const struct sg_driver_options *o = rep->opts;
 	const struct starpu_gemm_plan *pl = rep->plan;
@@ -120,13 +121,16 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf("-1");
 		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
-		printf(",%s\n", pl->regime[0] ? pl->regime : "-");
+		printf(",%s,%s,%.6f\n", pl->regime[0] ? pl->regime : "-",
+		       sg_options_layout_name(o->layout), pin_seconds);
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {
 		printf("iteration %d/%d: %.4f s, %.2f GFLOP/s", iter, o->niter, seconds, gflops);
 		if (rep->ngpus > 0)
 			printf(" (%.2f per GPU)", gflops / rep->ngpus);
+		if (o->layout == SG_LAYOUT_LAPACK)
+			printf(" (pinning %.3f s)", pin_seconds);
 		printf("%s%s\n", check->done ? ", " : "", check_text);
 	}
 	fflush(stdout);

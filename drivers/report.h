@@ -14,7 +14,7 @@
 #define SG_REPORT_CSV_HEADER                                                              \
 	"iter,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
 	"throttled,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"          \
-	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime"
+	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s"
 
 /* The run's setting, gathered once after StarPU starts. */
 struct sg_report {
@@ -49,9 +49,11 @@ struct sg_traffic {
 };
 
 /* Rank 0: one line or CSV row for timed iteration iter (1-based). With --csv it is collective
- * (the row carries traffic->last_run summed over ranks, and the plan's predictions). */
+ * (the row carries traffic->last_run summed over ranks, and the plan's predictions).
+ * pin_seconds: the part of seconds spent pinning the arrays (--layout lapack). */
 void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
-                         const struct sg_check_result *check, const struct sg_traffic *traffic);
+                         double pin_seconds, const struct sg_check_result *check,
+                         const struct sg_traffic *traffic);
 
 /* Turn on StarPU's bus profiling and StarPU-MPI's statistics (which StarPU-MPI prints at
  * shutdown on its own, on stderr, rank by rank). */

@@ -7,8 +7,7 @@
 #include <unistd.h>
 #include <hwloc.h>
 #include "drivers/resources.h"
-#include "common/hostmem.h"
-#include "distrib/desc.h"
+#include <starpu_gemm.h>
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
@@ -29,7 +28,7 @@ static double owned_extent(const struct starpu_gemm_dist *dist, int rank, int al
 	int64_t ntiles = (n + tile - 1) / tile;
 	double extent = 0;
 	for (int k = 0; k < period && k < ntiles; k++) {
-		int owner = along_rows ? sg_dist_owner(dist, k, other) : sg_dist_owner(dist, other, k);
+		int owner = along_rows ? starpu_gemm_dist_owner(dist, k, other) : starpu_gemm_dist_owner(dist, other, k);
 		if (owner != rank)
 			continue;
 		extent += (double)((ntiles - 1 - k) / period + 1) * tile; /* tiles k, k+period, ... */
@@ -47,7 +46,7 @@ static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank,
 	int64_t mt = (rows + tile - 1) / tile, nt = (cols + tile - 1) / tile;
 	for (int i = 0; i < mt && i < nranks; i++)
 		for (int j = 0; j < nt && j < nranks; j++)
-			if (sg_dist_owner(&dist, i, j) == rank)
+			if (starpu_gemm_dist_owner(&dist, i, j) == rank)
 				return owned_extent(&dist, rank, 1, j, rows, tile) *
 				       owned_extent(&dist, rank, 0, i, cols, tile) *
 				       (double)starpu_gemm_elemsize(opts->prec);
@@ -188,7 +187,7 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm h
 	/* A per-process limit (STARPU_LIMIT_CPU_MEM) bounds each rank; otherwise the node's ranks
 	 * share its available memory, however unevenly they own tiles. */
 	const char *source;
-	double per_rank = sg_host_memory(host_ranks, &source);
+	double per_rank = starpu_gemm_host_memory(host_ranks, &source);
 	double available = per_rank * host_ranks;
 	int per_process = strcmp(source, "STARPU_LIMIT_CPU_MEM") == 0;
 	if (per_process ? need <= per_rank : host_need <= available)

@@ -137,7 +137,35 @@ static void settle_tile(struct sg_driver_options *opts)
 
 struct matrices {
 	struct starpu_gemm_desc *A, *B, *C;
+	void *array[3];           /* --layout lapack*: A, B, C as whole column-major arrays */
+	int64_t ld[3];
+	size_t bytes[3];
+	int pinned;
 };
+
+/* --layout lapack*: the arrays the descriptors wrap (leading dimension = rows). */
+static int alloc_array(const struct sg_driver_options *o, struct matrices *m, int x,
+                       int64_t rows, int64_t cols)
+{
+	m->ld[x] = rows;
+	m->bytes[x] = (size_t)rows * (size_t)cols * starpu_gemm_elemsize(o->prec);
+	m->pinned = o->layout == SG_LAYOUT_LAPACK_PINNED;
+	if (m->pinned)
+		return starpu_malloc(&m->array[x], m->bytes[x]) == 0 && m->array[x] ? 0 : -ENOMEM;
+	m->array[x] = malloc(m->bytes[x]);
+	return m->array[x] ? 0 : -ENOMEM;
+}
+
+static void free_arrays(struct matrices *m)
+{
+	for (int x = 0; x < 3; x++) {
+		if (m->array[x] && m->pinned)
+			starpu_free_noflag(m->array[x], m->bytes[x]);
+		else
+			free(m->array[x]);
+		m->array[x] = NULL;
+	}
+}
 
 /* Collective. On failure, err names the matrix; every descriptor created is destroyed. */
 static int create_matrices(const struct sg_driver_options *o, struct matrices *m, char *err,
@@ -156,8 +184,14 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 	memset(m, 0, sizeof(*m));
 	for (int x = 0; x < 3; x++) {
 		char local[256] = "";
-		int ret = starpu_gemm_desc_create(want[x].desc, o->prec, want[x].rows, want[x].cols,
-		                                  o->tile, &dist, MPI_COMM_WORLD);
+		int ret;
+		if (o->layout == SG_LAYOUT_TILE)
+			ret = starpu_gemm_desc_create(want[x].desc, o->prec, want[x].rows, want[x].cols,
+			                              o->tile, &dist, MPI_COMM_WORLD);
+		else if (!(ret = alloc_array(o, m, x, want[x].rows, want[x].cols)))
+			ret = starpu_gemm_desc_create_lapack(want[x].desc, o->prec, want[x].rows,
+			                                     want[x].cols, o->tile, m->array[x],
+			                                     m->ld[x], &dist, MPI_COMM_WORLD);
 		if (ret)
 			sg_driver_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
 			             "%s", want[x].name, (long long)want[x].rows,
@@ -167,6 +201,7 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 			/* Destroy is collective: only what every rank created. */
 			for (int y = 0; y < x; y++)
 				starpu_gemm_desc_destroy(*want[y].desc);
+			free_arrays(m);
 			return -1;
 		}
 	}
@@ -178,6 +213,21 @@ static void destroy_matrices(struct matrices *m)
 	starpu_gemm_desc_destroy(m->A);
 	starpu_gemm_desc_destroy(m->B);
 	starpu_gemm_desc_destroy(m->C);
+	free_arrays(m);
+}
+
+/* One product: on the library's tiles, or on the arrays through the one call on host arrays
+ * (which wraps them again in its own descriptors: the driver's only fill and check them). */
+static int multiply(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
+                    struct matrices *m, const void *alpha, const void *beta,
+                    struct starpu_gemm_stats *stats)
+{
+	if (o->layout == SG_LAYOUT_TILE)
+		return starpu_gemm_pgemm(o->transA, o->transB, alpha, m->A, m->B, beta, m->C,
+		                         gemm_opts, stats);
+	return starpu_gemm_gemm_ex(o->prec, o->transA, o->transB, o->M, o->N, o->K, alpha,
+	                           m->array[0], m->ld[0], m->array[1], m->ld[1], beta, m->array[2],
+	                           m->ld[2], gemm_opts, stats);
 }
 
 /* Full check for small products, sampled beyond, unless --check-samples chose. */
@@ -198,12 +248,13 @@ static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm
 	gemm_opts->lookahead = o->lookahead;
 	gemm_opts->no_throttle = o->no_throttle;
 	gemm_opts->static_gpu = o->static_gpu;
+	gemm_opts->tile = o->tile;
 	gemm_opts->progress = !o->quiet && !o->csv;
 }
 
 /* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
 static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
-               struct matrices *m, struct sg_report *rep)
+               struct matrices *m, struct sg_report *rep, struct starpu_gemm_plan *plan)
 {
 	double alpha[2], beta[2]; /* room for a double complex */
 	sg_options_scalar(o->prec, o->alpha, alpha);
@@ -233,8 +284,8 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			sg_traffic_begin(&traffic);
 		MPI_Barrier(MPI_COMM_WORLD);
 		double start = MPI_Wtime();
-		ret = starpu_gemm_pgemm(o->transA, o->transB, alpha, m->A, m->B, beta, m->C,
-		                        gemm_opts, NULL);
+		struct starpu_gemm_stats stats;
+		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
 		MPI_Barrier(MPI_COMM_WORLD);
 		double seconds = MPI_Wtime() - start;
 		if (timed)
@@ -245,6 +296,14 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			return EXIT_FAILED;
 		if (!timed)
 			continue;
+		/* The plan printed first was made before the run: report the one it followed. */
+		if (memcmp(&stats.plan, plan, sizeof(*plan))) {
+			*plan = stats.plan;
+			if (rank == 0 && !o->csv) {
+				printf("the run followed another plan than the one printed:\n");
+				starpu_gemm_plan_print(stdout, plan);
+			}
+		}
 
 		struct sg_check_result check = { 0 };
 		if (o->check) {
@@ -263,7 +322,7 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			if (!check.passed)
 				status = EXIT_FAILED;
 		}
-		sg_report_iteration(rep, iter, seconds, &check, &traffic);
+		sg_report_iteration(rep, iter, seconds, stats.pin_seconds, &check, &traffic);
 	}
 	sg_report_traffic(rep, &traffic, o->niter);
 	return status;
@@ -327,7 +386,7 @@ int main(int argc, char **argv)
 	if (!agree_on_error(err)) {
 		rep.plan = &plan;
 		sg_report_plan(&rep);
-		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep);
+		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep, &plan);
 	}
 	destroy_matrices(&m);
 out:

@@ -61,6 +61,17 @@ double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k);
 
 /* Bytes of one element (0 for an unknown precision). */
 size_t starpu_gemm_elemsize(char prec);
+/* The precision letter normalised ('s','d','c','z'; either case accepted), 0 if unknown. */
+char starpu_gemm_prec_letter(char prec);
+/* 1 for 'c' and 'z', 0 for 's' and 'd' (and unknown letters). */
+int starpu_gemm_prec_is_complex(char prec);
+/* A transpose letter normalised: 'N', 'T' or 'C' (either case); 'C' becomes 'T' for real
+ * precisions; 0 if invalid. */
+char starpu_gemm_trans(char prec, char trans);
+/* Bytes of host memory one of ranks_on_node processes of a node may use for tiles:
+ * STARPU_LIMIT_CPU_MEM (MiB) when set, else MemAvailable / ranks_on_node; *source (may be
+ * NULL) says which. The plan and the driver's up-front check read it here. */
+double starpu_gemm_host_memory(int ranks_on_node, const char **source);
 
 /* ------------------------------------------------------------------------------------------
  * Tiled, distributed matrices (distrib/)
@@ -82,6 +93,10 @@ struct starpu_gemm_dist {
 	starpu_gemm_owner_fn owner; /* only for STARPU_GEMM_DIST_USER */
 	void *owner_arg;
 };
+
+/* Owner of tile (i,j) under dist: what a descriptor with this distribution gives, before any
+ * descriptor exists (to fill only one's own tiles of an array, say). */
+int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
 
 /* An m x n matrix of precision prec cut in tile x tile tiles (the last row and column of tiles
  * may be smaller). Opaque; built and queried with the functions below. */
@@ -167,6 +182,8 @@ struct starpu_gemm_opts {
 	int progress;      /* 1: rank 0 prints percent of tasks done, at most once a second */
 	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
+	int tile;          /* starpu_gemm_gemm_ex only: tile size (0: starpu_gemm_default_tile,
+	                    * or STARPU_GEMM_TILE when set) */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -207,6 +224,7 @@ struct starpu_gemm_stats {
 	int64_t peak_remote_tiles;     /* most remote A/B tiles held in host memory at once */
 	int64_t chunks;                /* chunks submitted */
 	struct starpu_gemm_plan plan;  /* the plan the run followed */
+	double pin_seconds;            /* starpu_gemm_gemm_ex: time spent pinning caller memory */
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
@@ -256,6 +274,14 @@ int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *
 int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                      const void *alpha, const void *A, int64_t lda, const void *B,
                      int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* starpu_gemm_gemm with the caller's choices (opts: NULL, or as for starpu_gemm_pgemm, plus
+ * opts->tile) and what the run did (stats, may be NULL: the plan it followed, its tasks, the
+ * time spent pinning). */
+int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
+                        const void *alpha, const void *A, int64_t lda, const void *B,
+                        int64_t ldb, const void *beta, void *C, int64_t ldc,
+                        const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats);
 
 /* The one argument check of a BLAS-order GEMM: 0 when the arguments are valid, else the
  * position of the first bad one as the reference BLAS numbers it for xerbla (1 transA,

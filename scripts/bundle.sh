@@ -56,9 +56,10 @@ echo "$STARPU_PREFIX" > "$dest/starpu/BUILD_PREFIX"
 say "starpu-gemm from $build"
 sg=$dest/starpu-gemm
 mkdir -p "$sg/lib" "$sg/build/drivers" "$sg/build/bench" "$sg/bench"
-cp -a "$build"/.libs/libstarpu_gemm.so* "$sg/lib/"
+# The library and its doors (libstarpu_gemm_blas.so, libstarpu_gemm_scalapack.so when built).
+cp -a "$build"/.libs/libstarpu_gemm*.so* "$sg/lib/"
 cp "$build/drivers/starpu_gemm" "$sg/build/drivers/"
-peers=(openblas_dgemm cublas_peak cublasxt_dgemm)
+peers=(openblas_dgemm cublas_peak cublasxt_dgemm pin_rate dgemm_app)
 if [ "$with_scalapack" = 1 ]; then peers+=(scalapack_pdgemm); fi
 for peer in "${peers[@]}"; do
   if [ -x "$build/bench/$peer" ]; then
@@ -67,15 +68,16 @@ for peer in "${peers[@]}"; do
     say "  note: $build/bench/$peer not built, left out"
   fi
 done
-for f in cpu.sh gpu.sh common.sh README.md; do
+for f in cpu.sh gpu.sh arrays.sh common.sh README.md; do
   cp "$top/bench/$f" "$sg/bench/" || die "bench/$f is missing from $top"
 done
 # The GPU tests (tests/gpu.sh) and what they run; the perf-model scripts.
 mkdir -p "$sg/build/tests" "$sg/tests" "$sg/scripts"
-for t in test_codelets test_pgemm; do
+for t in test_codelets test_pgemm test_gemm test_user_desc; do
   cp "$build/tests/$t" "$sg/build/tests/" || die "$build/tests/$t was not built"
 done
-cp "$top/tests/gpu.sh" "$top/tests/mpirun.sh" "$sg/tests/"
+cp "$top/tests/gpu.sh" "$top/tests/mpirun.sh" "$top/tests/gemm.sh" "$top/tests/user_desc.sh" \
+   "$sg/tests/"
 cp "$top/scripts/gpu-per-rank.sh" "$sg/scripts/"
 [ -d "$top/perfmodels" ] && cp -a "$top/perfmodels" "$sg/"
 

@@ -8,6 +8,9 @@
 #   tests      tests/gpu.sh (cuBLAS codelets, compute-sanitizer, pgemm on GPUs, memory pressure)
 #   calibrate  perfmodels/calibrate.sh: history perf models for this node
 #   quick      bench/gpu.sh --quick         bench   bench/gpu.sh (TIME_BUDGET seconds)
+#   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned
+#   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
+#   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
 # Environment: BUNDLE [./bundle], OUT [./device-results] (stage logs, and results.tar.gz with
 #   them, the benchmark's results and StarPU's perf models and bus calibration),
 #   SG_NODE_MEM_GIB (set it on VMs whose MemTotal starts low: each rank may then use 85% of
@@ -94,6 +97,9 @@ stage_tune() {
     done
   done
 }
+stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}"; }
+stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
+stage_arrays() { RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh"; }
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }
 stage_bench() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh"; }
 

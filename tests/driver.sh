@@ -52,13 +52,17 @@ run_check 2 1 --prec z -M 200 -N 300 -K 100 -t 64 --no-throttle
 run_check 4 2 --prec d -M 600 -N 500 -K 300 -t 128 --warmup 1
 run_check 4 1 --prec s -M 257 -N 255 -K 129 -t 64 -P 2 -Q 2 -b 1 -c 1 -d 1 -l 1
 run_check 4 1 --prec c -M 200 -N 130 -K 190 -t 64 --transA T --transB C -l 0
+# The user-matrices path: whole column-major arrays (pageable, then pinned) multiplied by
+# starpu_gemm_gemm, wrapped in place.
+run_check 1 2 --layout lapack --prec d -M 300 -N 200 -K 250 -t 64 --transA T
+run_check 1 1 --layout lapack-pinned --prec z -M 130 -N 170 -K 90 -t 32 --transB C
 
 # --help: exit 0, every option listed.
 status=0
 "$top_srcdir/tests/mpirun.sh" 1 "$driver" --help >"$out" 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "--help exited $status"
 for option in M N K tile P Q prec transA transB alpha beta dist block-rows block-cols chunk \
-	lookahead no-throttle static-gpu niter warmup check check-samples csv plan quiet help; do
+	lookahead layout no-throttle static-gpu niter warmup check check-samples csv plan quiet help; do
 	grep -q -- "--$option\b" "$out" || fail "--help does not list --$option"
 done
 echo "PASS --help lists every option"

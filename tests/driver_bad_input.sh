@@ -57,6 +57,8 @@ bad "--prec: unknown precision 'dd'" --prec dd
 bad "--transA: unknown transpose 'X'" --transA X
 bad "--transB: unknown transpose 'Q'" --transB Q
 bad "--dist: unknown distribution 'diag'" --dist diag
+bad "--layout: unknown layout 'rows'" --layout rows
+bad "--layout lapack: the matrices are whole arrays of one process; run it on 1 rank, not 2" --layout lapack
 # Options that do not exist, and stray arguments.
 bad "unknown option '--bogus'" --bogus
 bad "unknown option '-x'" -x

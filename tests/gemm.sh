@@ -7,5 +7,5 @@ prog="$top_builddir/tests/test_gemm"
 export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_WORKERS_NOBIND=1
 export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 mkdir -p "$STARPU_HOME"
-STARPU_GEMM_TILE=16 STARPU_NCPU=2 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
-STARPU_NCPU=1 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
+STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
+STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3

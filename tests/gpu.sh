@@ -6,6 +6,9 @@
 #  2 the same under compute-sanitizer memcheck (when it is installed; GPU_SANITIZER=0 skips)
 #  3 distributed GEMM: 1 rank on every GPU, then one rank per GPU (grids 1xG and Gx1)
 #  4 GPU memory pressure: STARPU_LIMIT_CUDA_MEM=512 (MiB), tile 1024, several precisions
+#  5 the one call on host arrays (starpu_gemm_gemm) on the GPU, with each way of pinning the
+#    caller's pageable arrays (panels, all first, none), and the driver's lapack layouts;
+#    user-memory descriptors and products submitted back to back on the GPU
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
@@ -28,6 +31,7 @@ step() {
 }
 echo "# $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
 
+if [ "${GPU_DOORS_ONLY:-0}" != 1 ]; then
 STARPU_NCUDA=1 STARPU_NCPU=0 step "codelets on cuBLAS" "$run" 1 "$bin/test_codelets" 4
 if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
   STARPU_NCUDA=1 STARPU_NCPU=0 step "codelets under compute-sanitizer memcheck" \
@@ -59,5 +63,19 @@ if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; th
     "$run" 1 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
     "$driver" -M 4096 -N 4096 -K 4096 -t 1024 --niter 1 --warmup 0 --check --quiet
 fi
+fi
+for pin in panels all none; do
+  STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_PIN=$pin STARPU_GEMM_TILE=32 \
+    step "starpu_gemm_gemm on the GPU, STARPU_GEMM_PIN=$pin, 32x32 tiles" \
+    env top_builddir="$top_builddir" "$top_srcdir/tests/gemm.sh"
+done
+for layout in lapack lapack-pinned; do
+  STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_VERBOSE=1 \
+    step "driver --layout $layout: dgemm n=6000 t=1024 (pinned by panels when pageable)" \
+    "$run" 1 "$driver" --layout "$layout" -M 6000 -N 6000 -K 6000 -t 1024 --niter 1 \
+    --warmup 0 --check --quiet
+done
+STARPU_NCUDA=$gpus STARPU_NCPU=0 step "user-memory descriptors, back-to-back products, 1 rank" \
+  "$run" 1 "$bin/test_user_desc" 1 1
 echo "# GPU tests: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,93 @@
+/* How fast pageable memory is pinned and unpinned (cudaHostRegister/Unregister), with 1 to T
+ * threads each registering its own slices, and how fast pageable and pinned memory copy to
+ * the GPU: the facts the one call on host arrays chooses its pinning by (doors/pin.h).
+ *   RESULT name=pin n=<MiB> threads=T pin_gbs=X unpin_gbs=Y
+ *   RESULT name=h2d n=<MiB> memory=pageable|pinned gbs=Z */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench/bench_util.h"
+#include "bench/bench_cuda.h"
+
+struct slice {
+	char *base;
+	size_t bytes;
+	int unpin;
+};
+
+static void *work(void *arg)
+{
+	struct slice *s = arg;
+	if (s->unpin)
+		BENCH_CUDA_CHECK(cudaHostUnregister(s->base));
+	else
+		BENCH_CUDA_CHECK(cudaHostRegister(s->base, s->bytes, cudaHostRegisterPortable));
+	return NULL;
+}
+
+/* Seconds to pin (or unpin) bytes at base in `threads` slices of `slice_bytes`, handed out
+ * round-robin to the threads (as the door pins panels). */
+static double run(char *base, size_t bytes, size_t slice_bytes, int threads, int unpin)
+{
+	size_t nslices = bytes / slice_bytes;
+	struct slice *slices = calloc(nslices, sizeof(*slices));
+	pthread_t *ids = calloc(nslices, sizeof(*ids));
+	double t0 = bench_now();
+	for (size_t first = 0; first < nslices; first += (size_t)threads) {
+		size_t last = first + (size_t)threads < nslices ? first + (size_t)threads : nslices;
+		for (size_t s = first; s < last; s++) {
+			slices[s] = (struct slice){ base + s * slice_bytes, slice_bytes, unpin };
+			pthread_create(&ids[s], NULL, work, &slices[s]);
+		}
+		for (size_t s = first; s < last; s++)
+			pthread_join(ids[s], NULL);
+	}
+	double t = bench_now() - t0;
+	free(slices);
+	free(ids);
+	return t;
+}
+
+static void usage(FILE *out, const char *program)
+{
+	fprintf(out, "usage: %s [-n MiB] [--slice MiB]   (default 8192 MiB in 1024 MiB slices)\n",
+	        program);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_run r = { .n = 8192, .niter = 1, .warmup = 0 };
+	long long slice_mib = 1024;
+	enum { OPT_SLICE = 256 };
+	static const struct option longopts[] = { BENCH_RUN_LONGOPTS,
+		{ "slice", required_argument, NULL, OPT_SLICE }, { NULL, 0, NULL, 0 } };
+	int opt;
+	while ((opt = bench_getopt(argc, argv, longopts, &r, usage)) != -1)
+		slice_mib = bench_int_option(argv[0], "--slice", optarg, 1, 1 << 20);
+	size_t bytes = (size_t)r.n << 20, slice = (size_t)slice_mib << 20;
+	char *host = malloc(bytes), *dev;
+	memset(host, 1, bytes); /* touched: the pages exist, as an application's arrays do */
+	BENCH_CUDA_CHECK(cudaFree(0));
+	BENCH_CUDA_CHECK(cudaMalloc((void **)&dev, slice));
+	double t0 = bench_now();
+	BENCH_CUDA_CHECK(cudaMemcpy(dev, host, slice, cudaMemcpyHostToDevice));
+	printf("RESULT name=h2d n=%lld memory=pageable gbs=%.2f\n", slice_mib,
+	       slice / (bench_now() - t0) / 1e9);
+	for (int threads = 1; threads <= 16; threads *= 2) {
+		double pin = run(host, bytes, slice, threads, 0);
+		if (threads == 1) {
+			t0 = bench_now();
+			BENCH_CUDA_CHECK(cudaMemcpy(dev, host, slice, cudaMemcpyHostToDevice));
+			printf("RESULT name=h2d n=%lld memory=pinned gbs=%.2f\n", slice_mib,
+			       slice / (bench_now() - t0) / 1e9);
+		}
+		double unpin = run(host, bytes, slice, threads, 1);
+		printf("RESULT name=pin n=%lld threads=%d slice_mib=%lld pin_gbs=%.2f unpin_gbs=%.2f\n",
+		       r.n, threads, slice_mib, bytes / pin / 1e9, bytes / unpin / 1e9);
+		fflush(stdout);
+	}
+	BENCH_CUDA_CHECK(cudaFree(dev));
+	free(host);
+	return 0;
+}
