@@ -297,6 +297,8 @@ int main(int argc, char **argv)
 		test_threads();
 		printf("expect: %d calls through starpu_gemm_gemm, %d to the next BLAS\n",
 		       atomic_load(&expect_starpu), atomic_load(&expect_next));
+		/* Before exit: a sanitizer's report at exit ends the process without flushing. */
+		fflush(stdout);
 	} else {
 		test_unset();
 	}
