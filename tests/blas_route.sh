@@ -26,13 +26,11 @@ else
 fi
 
 for value in unset lots; do
-	if [ $value = unset ]; then
-		env -u STARPU_GEMM_BLAS_THRESHOLD STARPU_GEMM_VERBOSE=1 "$prog" unset \
-			> "$work/$value.out" 2> "$work/$value.err" || failures=$((failures + 1))
-	else
-		STARPU_GEMM_BLAS_THRESHOLD=$value STARPU_GEMM_VERBOSE=1 run unset \
-			> "$work/$value.out" 2> "$work/$value.err" || failures=$((failures + 1))
-	fi
+	(
+		if [ $value = unset ]; then unset STARPU_GEMM_BLAS_THRESHOLD
+		else export STARPU_GEMM_BLAS_THRESHOLD=$value; fi
+		STARPU_GEMM_VERBOSE=1 run unset
+	) > "$work/$value.out" 2> "$work/$value.err" || failures=$((failures + 1))
 	cat "$work/$value.out"
 	if [ "$(through_starpu "$work/$value.err")" = 0 ]; then
 		echo "PASS threshold $value: no call through StarPU"
