@@ -166,34 +166,42 @@ static void test_fortran_errors(void)
 	sgt_expect(C[0] == 7 && C[3] == 7, "C untouched by the calls with a bad argument");
 }
 
+/* Each bad argument in both layouts, the others valid for a 2x3x4 product (leading dimension
+ * 4 fits every operand in either layout). Row-major positions are those of the reference
+ * CBLAS, whose Fortran call sees (N, M) and (B, A) swapped: its tester expects exactly these. */
 static void test_cblas_errors(void)
 {
-	double A[4] = { 0 }, B[4] = { 0 }, C[4] = { 7, 7, 7, 7 };
-	/* Row-major positions are those of the reference CBLAS, whose Fortran call sees (n, m)
-	 * and (B, A) swapped: its tester expects exactly these. */
-	struct { int order, ta, tb, m, n, k, lda, ldb, ldc, info; const char *what; } cases[] = {
-		{ 0, NO_TRANS, NO_TRANS, 0, 0, 0, 1, 1, 1, 1, "layout 0" },
-		{ COL_MAJOR, 0, NO_TRANS, 0, 0, 0, 1, 1, 1, 2, "transA 0" },
-		{ ROW_MAJOR, NO_TRANS, 0, 0, 0, 0, 1, 1, 1, 3, "row-major transB 0" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, -1, 0, 0, 1, 1, 1, 4, "M = -1" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, 0, -1, 0, 1, 1, 1, 5, "N = -1" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, 0, 0, -1, 1, 1, 1, 6, "K = -1" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, 2, 0, 0, 1, 1, 2, 9, "lda = 1 < M = 2" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, 0, 0, 2, 1, 1, 1, 11, "ldb = 1 < K = 2" },
-		{ COL_MAJOR, NO_TRANS, NO_TRANS, 2, 0, 0, 2, 1, 1, 14, "ldc = 1 < M = 2" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, -1, 0, 0, 1, 1, 1, 5, "row-major M = -1" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, 0, -1, 0, 1, 1, 1, 4, "row-major N = -1" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, 0, 0, -1, 1, 1, 1, 6, "row-major K = -1" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, 0, 0, 2, 1, 1, 1, 11, "row-major lda = 1 < K = 2" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, 0, 2, 0, 1, 1, 2, 9, "row-major ldb = 1 < N = 2" },
-		{ ROW_MAJOR, NO_TRANS, NO_TRANS, 0, 2, 0, 1, 2, 1, 14, "row-major ldc = 1 < N = 2" },
+	double A[16] = { 0 }, B[16] = { 0 }, C[16];
+	for (int e = 0; e < 16; e++)
+		C[e] = 7;
+	struct { int ta, tb, m, n, k, lda, ldb, ldc, col_info, row_info; const char *what; } cases[] = {
+		{ 0, NO_TRANS, 2, 3, 4, 4, 4, 4, 2, 2, "transA 0" },
+		{ NO_TRANS, 0, 2, 3, 4, 4, 4, 4, 3, 3, "transB 0" },
+		{ NO_TRANS, NO_TRANS, -1, 3, 4, 4, 4, 4, 4, 5, "M = -1" },
+		{ NO_TRANS, NO_TRANS, 2, -1, 4, 4, 4, 4, 5, 4, "N = -1" },
+		{ NO_TRANS, NO_TRANS, 2, 3, -1, 4, 4, 4, 6, 6, "K = -1" },
+		/* lda = 1: below M = 2 column-major, below K = 4 row-major; likewise ldb, ldc. */
+		{ NO_TRANS, NO_TRANS, 2, 3, 4, 1, 4, 4, 9, 11, "lda = 1" },
+		{ NO_TRANS, NO_TRANS, 2, 3, 4, 4, 1, 4, 11, 9, "ldb = 1" },
+		{ NO_TRANS, NO_TRANS, 2, 3, 4, 4, 4, 1, 14, 14, "ldc = 1" },
 	};
-	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		cblas_dgemm(cases[c].order, cases[c].ta, cases[c].tb, cases[c].m, cases[c].n,
-		            cases[c].k, 1, A, cases[c].lda, B, cases[c].ldb, 1, C, cases[c].ldc);
-		expect_report("cblas_dgemm", cases[c].info, cases[c].what);
-	}
-	sgt_expect(C[0] == 7 && C[3] == 7, "C untouched by the CBLAS calls with a bad argument");
+	cblas_dgemm(0, NO_TRANS, NO_TRANS, 2, 3, 4, 1, A, 4, B, 4, 1, C, 4);
+	expect_report("cblas_dgemm", 1, "layout 0");
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		for (int row_major = 0; row_major <= 1; row_major++) {
+			char what[64];
+			snprintf(what, sizeof(what), "%s-major %s", row_major ? "row" : "column",
+			         cases[c].what);
+			cblas_dgemm(row_major ? ROW_MAJOR : COL_MAJOR, cases[c].ta, cases[c].tb,
+			            cases[c].m, cases[c].n, cases[c].k, 1, A, cases[c].lda, B,
+			            cases[c].ldb, 1, C, cases[c].ldc);
+			expect_report("cblas_dgemm", row_major ? cases[c].row_info : cases[c].col_info,
+			              what);
+		}
+	int untouched = 1;
+	for (int e = 0; e < 16; e++)
+		untouched &= C[e] == 7;
+	sgt_expect(untouched, "C untouched by the CBLAS calls with a bad argument");
 }
 
 /* m = 0, or no product term with beta = 1: C, full of NaN here, is not touched (the bits
