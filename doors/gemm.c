@@ -170,23 +170,27 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	if (o.mode == SG_PIN_PANELS && !opts.b && !opts.c)
 		opts.c = (nt + 3) / 4;
 	struct sg_chunk_hook hook = { sg_pin_before_chunk, &o.pinner };
+	struct starpu_gemm_plan plan;
+	if (o.mode == SG_PIN_PANELS &&
+	    !starpu_gemm_plan_make(&plan, ta, tb, o.A, o.B, o.C, &opts))
+		sg_pin_start(&o.pinner, &plan, ta, tb);
 	struct starpu_gemm_request *req;
 	ret = sg_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, &opts,
 	                      o.mode == SG_PIN_PANELS ? &hook : NULL, &req);
 	if (!ret)
 		ret = starpu_gemm_wait(req, stats);
 	double t2 = now();
-	double pinning = o.pinner.seconds;
+	double pinning = o.pinner.seconds, waited = o.pinner.waited;
 	int staged = o.pinner.A.nstaged + o.pinner.B.nstaged + o.pinner.C.nstaged;
 	destroy_operands(&o);
 	stats->pin_seconds = pinning;
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s), pinning %s (%d tiles staged): %.3f s (setup %.3f, product %.3f, "
-		        "of it pinning %.3f; unregister+unpin %.3f)\n", p->letter, ta, tb,
+		        "pinning %.3f of which the walk waited %.3f; unregister+unpin %.3f)\n", p->letter, ta, tb,
 		        (long long)m, (long long)n, (long long)k, tile, ncuda,
 		        o.mode == SG_PIN_PANELS ? "panels" : o.mode == SG_PIN_ALL ? "all" : "none",
-		        staged, now() - t0, t1 - t0, t2 - t1, pinning, now() - t2);
+		        staged, now() - t0, t1 - t0, t2 - t1, pinning, waited, now() - t2);
 	return ret;
 }
 

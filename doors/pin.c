@@ -93,7 +93,8 @@ void *sg_pin_tile_address(int i, int j, int64_t *ld, void *array)
 	if (a->nstaged == a->max_staged)
 		return NULL;
 	struct sg_staged *s = &a->staged[a->nstaged];
-	if (starpu_malloc((void **)&s->buf, (size_t)rows * cols * a->elemsize) != 0)
+	s->buf = malloc((size_t)rows * cols * a->elemsize);
+	if (!s->buf)
 		return NULL;
 	a->nstaged++;
 	s->i = i;
@@ -182,6 +183,11 @@ void sg_pin_stage_out(struct sg_pinner *pinner)
 
 /* --- registration ------------------------------------------------------------------------- */
 
+struct sg_pin_work {
+	struct sg_pin_array *array;
+	int panel;
+};
+
 static void pin_panel(struct sg_pin_array *a, int p, int unpin)
 {
 	void *addr = (void *)a->bounds[p];
@@ -195,53 +201,159 @@ static void pin_panel(struct sg_pin_array *a, int p, int unpin)
 	}
 }
 
-/* Registration does not go faster with more threads (it takes the process's memory-map lock
- * page by page): one thread, the submission thread, does it. */
-static void pin_panels(struct sg_pinner *pinner, struct sg_pin_array *a, int c0, int c1)
+/* Calls fn on every panel of a that holds tile columns [c0, c1). */
+static int each_panel(struct sg_pin_array *a, int c0, int c1,
+                      int (*fn)(struct sg_pin_array *, int, void *), void *arg)
 {
 	if (!a->panel_cols)
-		return;
-	double t0 = now();
-	for (int p = c0 * a->tile / a->panel_cols; p < a->npanels && (int64_t)p * a->panel_cols <
-	     (int64_t)c1 * a->tile; p++)
-		pin_panel(a, p, 0);
-	pinner->seconds += now() - t0;
+		return 0;
+	int stop = 0;
+	for (int p = (int)((int64_t)c0 * a->tile / a->panel_cols);
+	     !stop && p < a->npanels && (int64_t)p * a->panel_cols < (int64_t)c1 * a->tile; p++)
+		stop = fn(a, p, arg);
+	return stop;
+}
+
+/* The stored panels of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1) and C(:, j0:j1). */
+static int chunk_panels(struct sg_pinner *pn, char ta, char tb, int i0, int i1, int j0, int j1,
+                        int k0, int k1, int (*fn)(struct sg_pin_array *, int, void *), void *arg)
+{
+	return (ta == 'N' ? each_panel(&pn->A, k0, k1, fn, arg) : each_panel(&pn->A, i0, i1, fn, arg)) ||
+	       (tb == 'N' ? each_panel(&pn->B, j0, j1, fn, arg) : each_panel(&pn->B, k0, k1, fn, arg)) ||
+	       each_panel(&pn->C, j0, j1, fn, arg);
+}
+
+/* Building the order: each panel once, at its first use. state is borrowed as "listed" (2) and
+ * reset afterwards. */
+static int list_panel(struct sg_pin_array *a, int p, void *arg)
+{
+	struct sg_pinner *pn = arg;
+	if (a->state[p] == 0) {
+		a->state[p] = 2;
+		pn->order[pn->norder++] = (struct sg_pin_work){ a, p };
+	}
+	return 0;
+}
+
+static void *pinning_thread(void *arg)
+{
+	struct sg_pinner *pn = arg;
+	for (int w = 0; w < pn->norder; w++) {
+		pthread_mutex_lock(&pn->lock);
+		int stop = pn->stop;
+		pthread_mutex_unlock(&pn->lock);
+		if (stop)
+			break;
+		double t0 = now();
+		struct sg_pin_array *a = pn->order[w].array;
+		int p = pn->order[w].panel;
+		size_t bytes = a->bounds[p + 1] - a->bounds[p];
+		/* The walk reads the state under the lock: registered first, published after. */
+		int state = bytes > 0 && starpu_memory_pin((void *)a->bounds[p], bytes) == 0 ? 1 : -1;
+		pthread_mutex_lock(&pn->lock);
+		a->state[p] = state;
+		pn->seconds += now() - t0;
+		pn->pinned = w + 1;
+		pthread_cond_broadcast(&pn->cond);
+		pthread_mutex_unlock(&pn->lock);
+	}
+	return NULL;
+}
+
+int sg_pin_start(struct sg_pinner *pn, const struct starpu_gemm_plan *pl, char ta, char tb)
+{
+	pthread_mutex_init(&pn->lock, NULL);
+	pthread_cond_init(&pn->cond, NULL);
+	pn->running = 0;
+	int total = pn->A.npanels + pn->B.npanels + pn->C.npanels;
+	pn->order = malloc(sizeof(*pn->order) * (size_t)(total + 1));
+	if (!pn->order)
+		return -ENOMEM;
+	/* The walk of compute/pgemm.c, Algorithm 3: y, x, z (one process: P = Q = 1). */
+	for (int y = 0; y < pl->Y; y++) {
+		int j0 = y * pl->c, j1 = j0 + pl->c < pl->Nt ? j0 + pl->c : pl->Nt;
+		for (int x = 0; x < pl->X; x++) {
+			int i0 = x * pl->b, i1 = i0 + pl->b < pl->Mt ? i0 + pl->b : pl->Mt;
+			for (int z = 0; z < pl->Z; z++) {
+				int k0 = z * pl->d, k1 = k0 + pl->d < pl->Kt ? k0 + pl->d : pl->Kt;
+				chunk_panels(pn, ta, tb, i0, i1, j0, j1, k0, k1, list_panel, pn);
+			}
+		}
+	}
+	for (int w = 0; w < pn->norder; w++)
+		pn->order[w].array->state[pn->order[w].panel] = 0;
+	if (pthread_create(&pn->thread, NULL, pinning_thread, pn) != 0)
+		return -EAGAIN;
+	pn->running = 1;
+	return 0;
+}
+
+/* In the hook: 1 (stop looking) at the first panel not pinned yet. */
+static int not_ready(struct sg_pin_array *a, int p, void *arg)
+{
+	(void)arg;
+	return a->state[p] == 0;
+}
+
+/* Without the thread (it could not start): pin here. */
+static int pin_here(struct sg_pin_array *a, int p, void *arg)
+{
+	(void)arg;
+	pin_panel(a, p, 0);
+	return 0;
 }
 
 void sg_pin_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
                          int j1, int k0, int k1)
 {
-	struct sg_pinner *pinner = arg;
-	/* The stored tile columns of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1) and C(:, j0:j1). */
-	if (pb->transA == 'N')
-		pin_panels(pinner, &pinner->A, k0, k1);
-	else
-		pin_panels(pinner, &pinner->A, i0, i1);
-	if (pb->transB == 'N')
-		pin_panels(pinner, &pinner->B, j0, j1);
-	else
-		pin_panels(pinner, &pinner->B, k0, k1);
-	pin_panels(pinner, &pinner->C, j0, j1);
+	struct sg_pinner *pn = arg;
+	double t0 = now();
+	if (!pn->running) {
+		chunk_panels(pn, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, pin_here, NULL);
+		pn->seconds += now() - t0;
+		return;
+	}
+	pthread_mutex_lock(&pn->lock);
+	while (pn->pinned < pn->norder &&
+	       chunk_panels(pn, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, not_ready, NULL))
+		pthread_cond_wait(&pn->cond, &pn->lock);
+	pthread_mutex_unlock(&pn->lock);
+	pn->waited += now() - t0;
 }
 
 void sg_pin_all(struct sg_pinner *pinner)
 {
+	double t0 = now();
 	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
 	for (int x = 0; x < 3; x++)
-		pin_panels(pinner, arrays[x], 0, (int)((arrays[x]->cols + arrays[x]->tile - 1) /
-		                                       arrays[x]->tile));
+		each_panel(arrays[x], 0, (int)((arrays[x]->cols + arrays[x]->tile - 1) /
+		                               arrays[x]->tile), pin_here, NULL);
+	pinner->seconds += now() - t0;
 }
 
 void sg_pin_release(struct sg_pinner *pinner)
 {
+	if (pinner->running) {
+		/* Normally done long before; after a failed product, stop it early. */
+		pthread_mutex_lock(&pinner->lock);
+		pinner->stop = 1;
+		pthread_mutex_unlock(&pinner->lock);
+		pthread_join(pinner->thread, NULL);
+		pinner->running = 0;
+	}
+	if (pinner->order) {
+		pthread_mutex_destroy(&pinner->lock);
+		pthread_cond_destroy(&pinner->cond);
+		free(pinner->order);
+		pinner->order = NULL;
+	}
 	struct sg_pin_array *arrays[3] = { &pinner->A, &pinner->B, &pinner->C };
 	for (int x = 0; x < 3; x++) {
 		struct sg_pin_array *a = arrays[x];
 		for (int p = 0; p < a->npanels && a->state; p++)
 			pin_panel(a, p, 1);
 		for (int s = 0; s < a->nstaged; s++)
-			starpu_free_noflag(a->staged[s].buf, (size_t)a->staged[s].rows *
-			                   a->staged[s].cols * a->elemsize);
+			free(a->staged[s].buf);
 		free(a->state);
 		free(a->bounds);
 		free(a->staged);

@@ -2,9 +2,9 @@
  * bench/results/pins-*.log: pageable copies to the GPU run at 7 GB/s against 55 GB/s pinned;
  * cudaHostRegister pins at 20-27 GB/s whatever the number of threads, unregistering runs at
  * ~60 GB/s; pinning all of an n = 32768 DGEMM's 26 GB first takes as long as the product).
- * So each operand is registered in column panels, each panel just before the first chunk that
- * reads it is submitted (on the submission thread, while the chunks already submitted compute:
- * the lookahead window is the run-ahead), and unregistered at the end.
+ * So each operand is registered in column panels by a thread of its own, in the order the
+ * blocked, chunked walk first reads them, while the GPU computes; before submitting a chunk the
+ * walk waits for that chunk's panels only. Everything is unregistered at the end.
  * CUDA refuses a copy whose host range spans two registrations (or a registered and an
  * unregistered range): "invalid argument". Contiguous panels share a page wherever a panel
  * does not start on a page boundary, so the tile of a panel that reaches into the next panel's
@@ -14,6 +14,7 @@
 #ifndef SG_DOORS_PIN_H
 #define SG_DOORS_PIN_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "compute/problem.h"
 
@@ -48,10 +49,20 @@ struct sg_pin_array {
 	int nstaged, max_staged;
 };
 
+struct sg_pin_work;
+
 struct sg_pinner {
 	struct sg_pin_array A, B, C;
 	int threads;             /* for staging copies (STARPU_GEMM_PIN_THREADS, default 8) */
 	double seconds;          /* spent pinning and staging in, for stats and the verbose line */
+	double waited;           /* the walk's wait for panels, for the verbose line */
+	/* The pinning thread (panels mode): */
+	struct sg_pin_work *order;
+	int norder, pinned;      /* panels in the order of first use; how many are done */
+	int stop, running;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 /* panel_cols = 0: not pinned (tiles in place, pageable). 0 or -ENOMEM. */
@@ -66,7 +77,11 @@ void *sg_pin_tile_address(int i, int j, int64_t *ld, void *array);
 int sg_pin_stage_in(struct sg_pinner *pinner, int with_c);
 /* Copy C's staged tiles back into the caller's C (after the descriptors are destroyed). */
 void sg_pin_stage_out(struct sg_pinner *pinner);
-/* The hook that pins a chunk's panels of A, B and C (arg: struct sg_pinner). */
+/* Start the pinning thread on the panels in the order the walk of plan reads them. 0, or
+ * -ENOMEM / -EAGAIN (then nothing is pinned ahead, and the hook pins what it waits for). */
+int sg_pin_start(struct sg_pinner *pinner, const struct starpu_gemm_plan *plan, char transA,
+                 char transB);
+/* The hook: wait until a chunk's panels of A, B and C are pinned (arg: struct sg_pinner). */
 void sg_pin_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
                          int j1, int k0, int k1);
 /* Pin every panel now. */

@@ -10,11 +10,7 @@ export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 # The next BLAS runs one thread: two cores, and StarPU's worker beside it.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$STARPU_HOME"
-# Under LeakSanitizer: hwloc's PCI plugin, loaded when StarPU starts, keeps allocations that
-# it never frees and is unloaded at shutdown, so they are reported from an unknown module that
-# no suppression can name. Our tests have no use for PCI discovery.
-[ "${SG_SANITIZERS:-}" = yes ] && export HWLOC_PLUGINS_BLACKLIST=hwloc_pci
-
+# (Under the sanitizers, Makefile.am keeps hwloc's PCI plugin out of every test.)
 # An ASan-instrumented library cannot be preloaded into programs built without ASan: the
 # scripts that preload call this first.
 skip_under_sanitizers() {
