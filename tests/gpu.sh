@@ -6,8 +6,8 @@
 #  2 the same under compute-sanitizer memcheck (when it is installed; GPU_SANITIZER=0 skips)
 #  3 distributed GEMM: 1 rank on every GPU, then one rank per GPU (grids 1xG and Gx1)
 #  4 GPU memory pressure: STARPU_LIMIT_CUDA_MEM=512 (MiB), tile 1024, several precisions
-#  5 the one call on host arrays (starpu_gemm_gemm) on the GPU, with each way of pinning the
-#    caller's pageable arrays (panels, all first, none), and the driver's lapack layouts;
+#  5 the one call on host arrays (starpu_gemm_gemm) on the GPU, with and without pinning the
+#    caller's pageable arrays, and the driver's lapack layouts;
 #    user-memory descriptors and products submitted back to back on the GPU
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -64,14 +64,14 @@ if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; th
     "$driver" -M 4096 -N 4096 -K 4096 -t 1024 --niter 1 --warmup 0 --check --quiet
 fi
 fi
-for pin in panels all none; do
+for pin in all none; do
   STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_PIN=$pin STARPU_GEMM_TILE=32 \
     step "starpu_gemm_gemm on the GPU, STARPU_GEMM_PIN=$pin, 32x32 tiles" \
     env top_builddir="$top_builddir" "$top_srcdir/tests/gemm.sh"
 done
 for layout in lapack lapack-pinned; do
   STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_VERBOSE=1 \
-    step "driver --layout $layout: dgemm n=6000 t=1024 (pinned by panels when pageable)" \
+    step "driver --layout $layout: dgemm n=6000 t=1024 (operands pinned when pageable)" \
     "$run" 1 "$driver" --layout "$layout" -M 6000 -N 6000 -K 6000 -t 1024 --niter 1 \
     --warmup 0 --check --quiet
 done

@@ -12,6 +12,7 @@
 #include "test_common.h"
 #include "common/blas.h"
 #include "common/precision.h"
+#include "doors/pin.h"
 
 /* An array of rows x cols (ld >= rows) inside a larger allocation of (ld * (cols + 2)) elements
  * starting one column in: a view with something on every side, filled with random values. */
@@ -36,11 +37,8 @@ static void view_make(const struct sg_precision *p, struct view *v, int64_t rows
 	if (v->ld < 1)
 		v->ld = 1;
 	v->total = v->ld * (cols + 2);
-	/* Pages of its own, as large arrays have: operands sharing a page are never pinned, so
-	 * STARPU_GEMM_PIN=panels|all would not be exercised otherwise. */
-	size_t bytes = ((size_t)v->total * p->elemsize + 8191) & ~(size_t)4095;
-	if (posix_memalign((void **)&v->alloc, 4096, bytes))
-		abort();
+	/* Small arrays side by side on the heap share pages: pinning merges their ranges. */
+	v->alloc = malloc((size_t)v->total * p->elemsize);
 	random_fill(p, v->alloc, v->total);
 	v->base = v->alloc + (size_t)(v->ld + row0) * p->elemsize;
 }
@@ -156,12 +154,32 @@ static void invalid_arguments(void)
 	           "unknown precision reported as -1");
 }
 
+/* The ranges pinning registers: each operand's pages, ranges that meet merged into one (CUDA
+ * registers a page once and refuses a copy across two registrations). */
+static void pin_ranges(void)
+{
+	static char arena[64 * 4096] __attribute__((aligned(4096)));
+	struct sg_pin_set set = { .n = 0 };
+	sg_pin_set_add(&set, arena + 100, 10, 10, 10, 8);             /* page 0 */
+	sg_pin_set_add(&set, arena + 20 * 4096 + 8, 100, 3, 512, 8);  /* pages 20-22 */
+	sg_pin_set_add(&set, arena + 900, 10, 10, 10, 8);             /* page 0: merged */
+	int ok = set.n == 2;
+	sg_pin_set_add(&set, arena + 4000, 512, 10, 512, 8);           /* pages 0-10: merged */
+	sgt_expect(ok && set.n == 2, "pinning: operands sharing a page are one range (%d ranges)",
+	           set.n);
+	sg_pin_set_add(&set, arena + 10 * 4096, 512, 11, 512, 8);      /* 10-21: joins both */
+	sgt_expect(set.n == 1 && set.lo[0] == (uintptr_t)arena &&
+	           set.hi[0] == (uintptr_t)arena + 23 * 4096,
+	           "pinning: a range meeting two others merges all three (%d range)", set.n);
+}
+
 int main(int argc, char **argv)
 {
 	int cases = argc > 1 ? atoi(argv[1]) : 12;
 	sgt_init_local();
 	const char *precs = "sdcz", *trans = "NTC";
 	invalid_arguments();
+	pin_ranges();
 	for (const char *pr = precs; *pr; pr++) {
 		const struct sg_precision *p = sg_precision(*pr);
 		for (int a = 0; a < 3; a++)
