@@ -2,7 +2,8 @@
  * threads each registering its own slices, and how fast pageable and pinned memory copy to
  * the GPU: the facts the one call on host arrays chooses its pinning by (doors/pin.h).
  *   RESULT name=pin n=<MiB> threads=T pin_gbs=X unpin_gbs=Y
- *   RESULT name=h2d n=<MiB> memory=pageable|pinned gbs=Z */
+ *   RESULT name=h2d n=<MiB> memory=pageable|pinned gbs=Z
+ *   RESULT name=memcpy n=<MiB> threads=T gbs=W    (host to host, as the door's staging copies) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,33 @@
 #include "bench/bench_cuda.h"
 
 struct slice {
-	char *base;
+	char *base, *dst;
 	size_t bytes;
 	int unpin;
 };
+
+static void *copy_slice(void *arg)
+{
+	struct slice *s = arg;
+	memcpy(s->dst, s->base, s->bytes);
+	return NULL;
+}
+
+/* GB/s copying bytes from src to dst with threads threads, each its contiguous share. */
+static double copy_rate(char *dst, char *src, size_t bytes, int threads)
+{
+	struct slice slices[64];
+	pthread_t ids[64];
+	size_t share = bytes / (size_t)threads;
+	double t0 = bench_now();
+	for (int t = 0; t < threads; t++) {
+		slices[t] = (struct slice){ src + t * share, dst + t * share, share, 0 };
+		pthread_create(&ids[t], NULL, copy_slice, &slices[t]);
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(ids[t], NULL);
+	return (double)share * threads / (bench_now() - t0) / 1e9;
+}
 
 static void *work(void *arg)
 {
@@ -87,6 +111,15 @@ int main(int argc, char **argv)
 		       r.n, threads, slice_mib, bytes / pin / 1e9, bytes / unpin / 1e9);
 		fflush(stdout);
 	}
+	/* Into pinned memory, as staging does; the first pass also faults the pages in. */
+	char *pinned;
+	size_t copy_bytes = bytes / 2;
+	BENCH_CUDA_CHECK(cudaMallocHost((void **)&pinned, copy_bytes));
+	copy_rate(pinned, host, copy_bytes, 8);
+	for (int threads = 1; threads <= 16; threads *= 2)
+		printf("RESULT name=memcpy n=%zu threads=%d gbs=%.2f\n", copy_bytes >> 20, threads,
+		       copy_rate(pinned, host, copy_bytes, threads));
+	BENCH_CUDA_CHECK(cudaFreeHost(pinned));
 	BENCH_CUDA_CHECK(cudaFree(dev));
 	free(host);
 	return 0;

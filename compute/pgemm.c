@@ -24,6 +24,7 @@ struct starpu_gemm_request {
 	int static_gpu;
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
+	struct sg_chunk_hook hook;         /* doors/: wait until the chunk's tiles are staged */
 	struct sg_job job;                 /* the walk, on the submission thread */
 };
 #define pgemm starpu_gemm_request
@@ -138,6 +139,8 @@ static void walk_algorithm3(struct pgemm *g)
 				int k0 = z * pl->d, k1 = sg_min(k0 + pl->d, g->pb.Kt);
 				void *ref = pl->throttled ? sg_window_begin_chunk(g->window, chunk)
 				                          : sg_window_begin_chunk(g->window, 0);
+				if (g->hook.before_chunk)
+					g->hook.before_chunk(g->hook.arg, &g->pb, i0, i1, j0, j1, k0, k1);
 				for (int i = i0; i < i1; i++)
 					for (int j = j0; j < j1; j++)
 						for (int k = k0; k < k1; k++)
@@ -190,11 +193,10 @@ static void find_cuda_workers(struct pgemm *g)
 				g->cuda_workers[gpu] = (int)w;
 }
 
-int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
-                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
-                             const void *beta, struct starpu_gemm_desc *C,
-                             const struct starpu_gemm_opts *opts_in,
-                             struct starpu_gemm_request **req)
+int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
+                    struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
+                    const struct starpu_gemm_opts *opts_in, const struct sg_chunk_hook *hook,
+                    struct starpu_gemm_request **req)
 {
 	struct starpu_gemm_opts opts;
 	if (opts_in)
@@ -222,6 +224,8 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	g->prec = sg_precision(g->pb.prec);
 	memcpy(&g->alpha, alpha, g->prec->elemsize);
 	memcpy(&g->beta, beta, g->prec->elemsize);
+	if (hook)
+		g->hook = *hook;
 	g->static_gpu = opts.static_gpu && g->plan.G > 0;
 	if (g->static_gpu)
 		find_cuda_workers(g);
@@ -240,6 +244,14 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	return 0;
 }
 
+int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
+                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                             const void *beta, struct starpu_gemm_desc *C,
+                             const struct starpu_gemm_opts *opts,
+                             struct starpu_gemm_request **req)
+{
+	return sg_pgemm_submit(transA, transB, alpha, A, B, beta, C, opts, NULL, req);
+}
 
 /* Sends of this rank's A and B tiles to slower ranks may still be in flight: a read-write
  * acquire on no node waits for every earlier access, those sends included, and moves nothing.

@@ -25,6 +25,21 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                  const struct starpu_gemm_opts *opts);
 
+/* Called on the submission thread before the tasks of each chunk are submitted, with the
+ * chunk's tile ranges [i0,i1) x [j0,j1) of C and [k0,k1) of k: the one call on host arrays
+ * waits there until the tiles the chunk reads are staged in pinned memory. */
+struct sg_chunk_hook {
+	void (*before_chunk)(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
+	                     int j1, int k0, int k1);
+	void *arg;
+};
+
+/* starpu_gemm_pgemm_submit with a hook (may be NULL). */
+int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
+                    struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
+                    const struct starpu_gemm_opts *opts, const struct sg_chunk_hook *hook,
+                    struct starpu_gemm_request **req);
+
 /* Tile (row, column) of op(X) at (i, k): the stored tile is transposed when trans != 'N'. */
 static inline void sg_op_tile(char trans, int i, int k, int *row, int *col)
 {

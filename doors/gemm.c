@@ -1,7 +1,7 @@
 /* The one call on host arrays: starpu_gemm_gemm, BLAS argument order, this process only.
  * The caller's arrays become process-local descriptors registered in place (nothing is
- * copied), the product runs through the same blocked, chunked order as the distributed one,
- * and large pageable operands are pinned for its duration (doors/pin.h). */
+ * copied) or staged through pinned tiles (doors/stage.h), and the product runs through the
+ * same blocked, chunked order as the distributed one. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,7 +10,12 @@
 #include <time.h>
 #include "doors/runtime.h"
 #include <starpu_gemm.h>
+#ifdef STARPU_USE_CUDA
+#include <cuda_runtime.h>
+#endif
 #include "doors/pin.h"
+#include "doors/stage.h"
+#include "compute/problem.h"
 #include "common/precision.h"
 
 /* One product at a time: each already uses every worker, and StarPU's start is not
@@ -58,88 +63,162 @@ static void scale_c(const struct sg_precision *p, int64_t m, int64_t n, const vo
 
 struct operands {
 	struct starpu_gemm_desc *A, *B, *C;
+	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
 	struct sg_pin_set pins;
-	int pin;
+	struct sg_stager stager;
 };
 
-static void destroy_operands(struct operands *o)
+static void destroy_operands(struct operands *o, int copy_back)
 {
-	/* Destroy writes C's latest tiles home, into the caller's array, and waits for every use
-	 * of the tiles: only then may their memory be unpinned. */
+	/* Destroy writes C's latest tiles home (the caller's array, or its staged tiles) and waits
+	 * for every use of the tiles: only then may they be copied back, or unpinned. */
 	starpu_gemm_desc_destroy(o->A);
 	starpu_gemm_desc_destroy(o->B);
 	starpu_gemm_desc_destroy(o->C);
+	sg_stage_finish(&o->stager, copy_back);
 	sg_pin_set_unpin(&o->pins);
 }
 
-/* Whether to pin pageable memory: by default with GPUs from SG_PIN_MIN_BYTES of operands
- * (below, pageable copies cost less than pinning and unpinning). */
-static int want_pinning(int ncuda, double bytes)
+/* Memory the caller pinned (cudaHostAlloc, cudaHostRegister) is used as it is. */
+static int caller_pinned(const void *ptr)
 {
-	switch (sg_pin_mode()) {
-	case SG_PIN_ALL: return 1; /* without GPUs registration fails, harmlessly (CPU tests) */
-	case SG_PIN_NONE: return 0;
-	default: return ncuda > 0 && bytes >= SG_PIN_MIN_BYTES;
+#ifdef STARPU_USE_CUDA
+	struct cudaPointerAttributes attr;
+	if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
 	}
+	return attr.type == cudaMemoryTypeHost;
+#else
+	(void)ptr;
+	return 0;
+#endif
 }
 
-/* Process-local descriptors over the caller's arrays, tiles in place. A and B are only read
- * (the tasks access them STARPU_R). */
+/* What to do with pageable operands: by default, with GPUs and from SG_PIN_MIN_BYTES of
+ * operands, stage them (below, pageable copies cost less); explicit modes apply also without
+ * GPUs (pinning then fails harmlessly, staging runs: the CPU tests exercise both). */
+static enum sg_pin_mode choose_mode(int ncuda, double bytes)
+{
+	enum sg_pin_mode mode = sg_pin_mode();
+	if (mode != SG_PIN_AUTO)
+		return mode;
+	return ncuda > 0 && bytes >= SG_PIN_MIN_BYTES ? SG_PIN_STAGE : SG_PIN_NONE;
+}
+
+static int make_descriptors(struct operands *o, char prec, int tile)
+{
+	struct sg_stager *st = &o->stager;
+	int ret = starpu_gemm_desc_create_user(&o->A, prec, st->A.rows, st->A.cols, tile,
+	                                       sg_stage_tile_address, &st->A, NULL,
+	                                       STARPU_GEMM_COMM_LOCAL);
+	if (!ret)
+		ret = starpu_gemm_desc_create_user(&o->B, prec, st->B.rows, st->B.cols, tile,
+		                                   sg_stage_tile_address, &st->B, NULL,
+		                                   STARPU_GEMM_COMM_LOCAL);
+	if (!ret)
+		ret = starpu_gemm_desc_create_user(&o->C, prec, st->C.rows, st->C.cols, tile,
+		                                   sg_stage_tile_address, &st->C, NULL,
+		                                   STARPU_GEMM_COMM_LOCAL);
+	return ret;
+}
+
+/* Process-local descriptors over the caller's arrays: tiles in place, or staged copies. A and
+ * B are only read (the tasks access them STARPU_R). */
 static int make_operands(struct operands *o, const struct sg_precision *p, char ta, char tb,
                          int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
-                         const void *B, int64_t ldb, void *C, int64_t ldc, int tile, int ncuda)
+                         const void *B, int64_t ldb, void *C, int64_t ldc, int tile, int ncuda,
+                         int read_c)
 {
 	int64_t a_rows = ta == 'N' ? m : k, a_cols = ta == 'N' ? k : m;
 	int64_t b_rows = tb == 'N' ? k : n, b_cols = tb == 'N' ? n : k;
 	memset(o, 0, sizeof(*o));
-	int ret = starpu_gemm_desc_create_lapack(&o->A, p->letter, a_rows, a_cols, tile, (void *)A,
-	                                         lda, NULL, STARPU_GEMM_COMM_LOCAL);
+	const char *threads = getenv("STARPU_GEMM_STAGE_THREADS");
+	struct sg_stager *st = &o->stager;
+	st->threads = threads && atoi(threads) > 0 ? atoi(threads) : 8;
+	st->copy_c = read_c;
+	o->mode = choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize);
+	int stage = o->mode == SG_PIN_STAGE;
+	sg_stage_array_init(&st->A, (char *)A, a_rows, a_cols, lda, p->elemsize, tile,
+	                    stage && !caller_pinned(A));
+	sg_stage_array_init(&st->B, (char *)B, b_rows, b_cols, ldb, p->elemsize, tile,
+	                    stage && !caller_pinned(B));
+	sg_stage_array_init(&st->C, C, m, n, ldc, p->elemsize, tile, stage && !caller_pinned(C));
+	int ret = sg_stage_take(st);
+	if (ret == -ENOSPC) {
+		/* Past the staging pool's cap: pin the operands instead. */
+		st->A.staged = st->B.staged = st->C.staged = 0;
+		o->mode = SG_PIN_ALL;
+		ret = sg_stage_take(st);
+	}
 	if (!ret)
-		ret = starpu_gemm_desc_create_lapack(&o->B, p->letter, b_rows, b_cols, tile,
-		                                     (void *)B, ldb, NULL, STARPU_GEMM_COMM_LOCAL);
-	if (!ret)
-		ret = starpu_gemm_desc_create_lapack(&o->C, p->letter, m, n, tile, C, ldc, NULL,
-		                                     STARPU_GEMM_COMM_LOCAL);
-	o->pin = want_pinning(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize);
-	if (!ret && o->pin) {
+		ret = make_descriptors(o, p->letter, tile);
+	if (!ret && o->mode == SG_PIN_ALL) {
 		sg_pin_set_add(&o->pins, A, a_rows, a_cols, lda, p->elemsize);
 		sg_pin_set_add(&o->pins, B, b_rows, b_cols, ldb, p->elemsize);
 		sg_pin_set_add(&o->pins, C, m, n, ldc, p->elemsize);
 		sg_pin_set_pin(&o->pins);
 	}
 	if (ret)
-		destroy_operands(o);
+		destroy_operands(o, 0);
 	return ret;
+}
+
+static const char *mode_name(const struct operands *o)
+{
+	return o->mode == SG_PIN_STAGE ? "staged through pinned tiles"
+	       : o->mode == SG_PIN_ALL ? "operands pinned" : "pageable copies";
 }
 
 static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m, int64_t n,
                        int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
                        int64_t ldb, const void *beta, void *C, int64_t ldc,
-                       const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats)
+                       const struct starpu_gemm_opts *opts_in, struct starpu_gemm_stats *stats)
 {
 	double t0 = now();
 	int ncuda = sg_runtime_start();
 	if (ncuda < 0)
 		return ncuda;
-	int tile = tile_size(opts, m, n, k, ncuda);
+	struct starpu_gemm_opts opts;
+	if (opts_in)
+		opts = *opts_in;
+	else
+		starpu_gemm_opts_init(&opts);
+	int tile = tile_size(&opts, m, n, k, ncuda);
 	struct operands o;
-	int ret = make_operands(&o, p, ta, tb, m, n, k, A, lda, B, ldb, C, ldc, tile, ncuda);
+	int ret = make_operands(&o, p, ta, tb, m, n, k, A, lda, B, ldb, C, ldc, tile, ncuda,
+	                        sg_load(p, beta, 0) != 0);
 	if (ret)
 		return ret;
 	double t1 = now();
+	/* Staged: the copiers run ahead in the walk's order, and a C block of a quarter of C's
+	 * columns keeps what the first chunk waits for small (its C tiles are copied in too). */
+	struct sg_chunk_hook hook = { sg_stage_before_chunk, &o.stager };
+	int staging = o.stager.A.staged || o.stager.B.staged || o.stager.C.staged;
+	if (staging && !opts.b && !opts.c)
+		opts.c = (int)((n + tile - 1) / tile + 3) / 4;
+	struct starpu_gemm_plan plan;
+	if (staging) {
+		ret = starpu_gemm_plan_make(&plan, ta, tb, o.A, o.B, o.C, &opts);
+		if (!ret)
+			ret = sg_stage_start(&o.stager, &plan, ta, tb);
+	}
 	struct starpu_gemm_request *req;
-	ret = starpu_gemm_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, opts, &req);
+	if (!ret)
+		ret = sg_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, &opts,
+		                      staging ? &hook : NULL, &req);
 	if (!ret)
 		ret = starpu_gemm_wait(req, stats);
-	double t2 = now();
+	double t2 = now(), waited = o.stager.waited;
 	stats->pin_seconds = o.pins.seconds;
-	destroy_operands(&o);
+	destroy_operands(&o, ret == 0);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f; "
-		        "unregister+unpin %.3f)\n", p->letter, ta, tb, (long long)m, (long long)n,
-		        (long long)k, tile, ncuda, o.pin ? "operands pinned" : "pageable copies",
-		        now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, now() - t2);
+		        "worker(s), %s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
+		        "waiting for staged tiles %.3f; copy back, unregister, unpin %.3f)\n",
+		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
+		        mode_name(&o), now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, waited,
+		        now() - t2);
 	return ret;
 }
 

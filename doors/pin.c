@@ -10,6 +10,8 @@ enum sg_pin_mode sg_pin_mode(void)
 	const char *mode = getenv("STARPU_GEMM_PIN");
 	if (mode && !strcmp(mode, "all"))
 		return SG_PIN_ALL;
+	if (mode && !strcmp(mode, "stage"))
+		return SG_PIN_STAGE;
 	if (mode && !strcmp(mode, "none"))
 		return SG_PIN_NONE;
 	return SG_PIN_AUTO;

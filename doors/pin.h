@@ -14,13 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* STARPU_GEMM_PIN: */
+/* STARPU_GEMM_PIN: how the one call treats pageable operands (the caller's pinned memory is
+ * always used in place). */
 enum sg_pin_mode {
-	SG_PIN_AUTO,     /* unset or "auto": all with GPUs from SG_PIN_MIN_BYTES of operands */
+	SG_PIN_AUTO,     /* unset or "auto": stage with GPUs from SG_PIN_MIN_BYTES of operands */
+	SG_PIN_STAGE,    /* "stage": copy them through pinned tiles (doors/stage.h); "all" when
+	                  * the tiles do not fit the staging pool */
 	SG_PIN_ALL,      /* "all": pin the operands before the product */
 	SG_PIN_NONE      /* "none": StarPU copies from pageable memory */
 };
-/* Below this, copies from pageable memory cost less than pinning and unpinning. */
+/* Below this, copies from pageable memory cost less than pinning or staging. */
 #define SG_PIN_MIN_BYTES ((double)(256 << 20))
 enum sg_pin_mode sg_pin_mode(void);
 

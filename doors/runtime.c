@@ -12,11 +12,13 @@
 #include <cuda_runtime.h>
 #endif
 #include "doors/runtime.h"
+#include "doors/stage.h"
 
 static int started, ncuda;
 
 static void stop_runtime(void)
 {
+	sg_stage_pool_drain(); /* pinned through StarPU: freed while it runs */
 	if (ncuda > 0)
 		starpu_cublas_shutdown();
 	starpu_shutdown();

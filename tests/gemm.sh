@@ -8,8 +8,13 @@ export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_WORKERS_NOBIND=1
 export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 mkdir -p "$STARPU_HOME"
 STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
-# Pinning forced: the operands' page ranges merged and registered (on CPU the registration
-# itself fails, harmlessly; the GPU tests run it for real).
-STARPU_GEMM_PIN=all STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
-  timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
+# Each way of handling pageable operands, forced (the default uses them only with GPUs):
+# staged through pinned tiles (copier threads ahead of the walk), staged with a pool too small
+# (falls back to pinning), and pinned whole with their page ranges merged (on CPU the
+# registration itself fails, harmlessly; the GPU tests run it for real).
+for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0" \
+               "STARPU_GEMM_PIN=all"; do
+  env $setting STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
+    timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
+done
 STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3

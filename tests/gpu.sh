@@ -64,7 +64,7 @@ if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; th
     "$driver" -M 4096 -N 4096 -K 4096 -t 1024 --niter 1 --warmup 0 --check --quiet
 fi
 fi
-for pin in all none; do
+for pin in stage all none; do
   STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_PIN=$pin STARPU_GEMM_TILE=32 \
     step "starpu_gemm_gemm on the GPU, STARPU_GEMM_PIN=$pin, 32x32 tiles" \
     env top_builddir="$top_builddir" "$top_srcdir/tests/gemm.sh"

@@ -1,0 +1,344 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <starpu.h>
+#include "doors/stage.h"
+
+/* --- the pool of pinned buffers, kept across calls --------------------------------------------- */
+
+struct buffer {
+	char *ptr;
+	size_t bytes;
+};
+
+static struct {
+	struct buffer *free;     /* buffers not in use */
+	int nfree, capacity;
+	size_t total;            /* bytes allocated, in use or not */
+	size_t cap;
+} pool;
+
+static size_t pool_cap(void)
+{
+	const char *mb = getenv("STARPU_GEMM_STAGE_MB");
+	if (mb && *mb)
+		return (size_t)strtoull(mb, NULL, 10) << 20;
+	return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 4;
+}
+
+static void pool_release(char *ptr, size_t bytes)
+{
+	if (pool.nfree == pool.capacity) {
+		int capacity = pool.capacity ? 2 * pool.capacity : 64;
+		struct buffer *grown = realloc(pool.free, sizeof(*grown) * (size_t)capacity);
+		if (!grown) {
+			starpu_free_noflag(ptr, bytes);
+			pool.total -= bytes;
+			return;
+		}
+		pool.free = grown;
+		pool.capacity = capacity;
+	}
+	pool.free[pool.nfree++] = (struct buffer){ ptr, bytes };
+}
+
+/* A buffer of exactly bytes: a free one, else a new one if the cap allows (after freeing
+ * buffers of other sizes, left by products of another tile or precision). */
+static char *pool_take(size_t bytes)
+{
+	for (int b = 0; b < pool.nfree; b++)
+		if (pool.free[b].bytes == bytes) {
+			char *ptr = pool.free[b].ptr;
+			pool.free[b] = pool.free[--pool.nfree];
+			return ptr;
+		}
+	for (int b = 0; b < pool.nfree && pool.total + bytes > pool.cap;) {
+		if (pool.free[b].bytes != bytes) {
+			starpu_free_noflag(pool.free[b].ptr, pool.free[b].bytes);
+			pool.total -= pool.free[b].bytes;
+			pool.free[b] = pool.free[--pool.nfree];
+		} else {
+			b++;
+		}
+	}
+	char *ptr = NULL;
+	if (pool.total + bytes > pool.cap || starpu_malloc((void **)&ptr, bytes) != 0)
+		return NULL;
+	pool.total += bytes;
+	return ptr;
+}
+
+void sg_stage_pool_drain(void)
+{
+	for (int b = 0; b < pool.nfree; b++)
+		starpu_free_noflag(pool.free[b].ptr, pool.free[b].bytes);
+	pool.total = 0;
+	pool.nfree = 0;
+	free(pool.free);
+	pool.free = NULL;
+	pool.capacity = 0;
+}
+
+/* --- operands ---------------------------------------------------------------------------------- */
+
+void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
+                         int64_t ld, size_t elemsize, int tile, int stage)
+{
+	memset(a, 0, sizeof(*a));
+	a->base = base;
+	a->rows = rows;
+	a->cols = cols;
+	a->ld = ld;
+	a->elemsize = elemsize;
+	a->tile = tile;
+	a->mt = (int)((rows + tile - 1) / tile);
+	a->nt = (int)((cols + tile - 1) / tile);
+	a->staged = stage;
+}
+
+static size_t buffer_bytes(const struct sg_stage_array *a)
+{
+	return (size_t)a->tile * a->tile * a->elemsize;
+}
+
+static void give_back(struct sg_stage_array *a)
+{
+	if (a->tiles) {
+		for (int t = 0; t < a->mt * a->nt; t++)
+			if (a->tiles[t])
+				pool_release(a->tiles[t], buffer_bytes(a));
+		free(a->tiles);
+	}
+	free(a->ready);
+	a->tiles = NULL;
+	a->ready = NULL;
+}
+
+static int take(struct sg_stage_array *a)
+{
+	int ntiles = a->mt * a->nt;
+	a->ready = calloc((size_t)ntiles + 1, 1);
+	if (!a->staged) { /* in place: nothing to wait for */
+		if (a->ready)
+			memset(a->ready, 1, (size_t)ntiles);
+		return a->ready ? 0 : -ENOMEM;
+	}
+	a->tiles = calloc((size_t)ntiles, sizeof(*a->tiles));
+	if (!a->tiles || !a->ready)
+		return -ENOMEM;
+	for (int t = 0; t < ntiles; t++)
+		if (!(a->tiles[t] = pool_take(buffer_bytes(a))))
+			return -ENOSPC;
+	return 0;
+}
+
+int sg_stage_take(struct sg_stager *st)
+{
+	pool.cap = pool_cap();
+	int ret = take(&st->A);
+	if (!ret)
+		ret = take(&st->B);
+	if (!ret)
+		ret = take(&st->C);
+	if (!ret && !st->copy_c && st->C.tiles)
+		memset(st->C.ready, 1, (size_t)st->C.mt * st->C.nt); /* beta = 0: C is not read */
+	if (ret) {
+		give_back(&st->A);
+		give_back(&st->B);
+		give_back(&st->C);
+	}
+	return ret;
+}
+
+void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array)
+{
+	struct sg_stage_array *a = array;
+	if (a->tiles) {
+		*ld = a->rows - (int64_t)i * a->tile < a->tile ? a->rows - (int64_t)i * a->tile : a->tile;
+		return a->tiles[(int64_t)j * a->mt + i];
+	}
+	*ld = a->ld;
+	return a->base + ((int64_t)i * a->tile + (int64_t)j * a->tile * a->ld) * (int64_t)a->elemsize;
+}
+
+/* Tile t between the caller's array and its buffer (ld = its rows). */
+static void copy_tile(struct sg_stage_array *a, int t, int out)
+{
+	int i = t % a->mt, j = t / a->mt;
+	int64_t r0 = (int64_t)i * a->tile, c0 = (int64_t)j * a->tile;
+	int rows = (int)(a->rows - r0 < a->tile ? a->rows - r0 : a->tile);
+	int cols = (int)(a->cols - c0 < a->tile ? a->cols - c0 : a->tile);
+	size_t col_bytes = (size_t)rows * a->elemsize;
+	for (int c = 0; c < cols; c++) {
+		char *user = a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize;
+		char *staged = a->tiles[t] + (size_t)c * col_bytes;
+		if (out)
+			memcpy(user, staged, col_bytes);
+		else
+			memcpy(staged, user, col_bytes);
+	}
+}
+
+/* --- the copier threads, in the walk's order --------------------------------------------------- */
+
+struct sg_stage_job {
+	struct sg_stage_array *array;
+	int tile;
+};
+
+/* Calls fn on the tiles (as stored) of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1), C(i0:i1,
+ * j0:j1), until fn returns nonzero. */
+static int chunk_tiles(struct sg_stager *st, char ta, char tb, int i0, int i1, int j0, int j1,
+                       int k0, int k1, int (*fn)(struct sg_stage_array *, int, void *),
+                       void *arg)
+{
+	for (int i = i0; i < i1; i++)
+		for (int k = k0; k < k1; k++)
+			if (fn(&st->A, ta == 'N' ? k * st->A.mt + i : i * st->A.mt + k, arg))
+				return 1;
+	for (int k = k0; k < k1; k++)
+		for (int j = j0; j < j1; j++)
+			if (fn(&st->B, tb == 'N' ? j * st->B.mt + k : k * st->B.mt + j, arg))
+				return 1;
+	for (int j = j0; j < j1; j++)
+		for (int i = i0; i < i1; i++)
+			if (fn(&st->C, j * st->C.mt + i, arg))
+				return 1;
+	return 0;
+}
+
+/* Building the order: each tile not ready once, at its first use (ready borrowed as a mark). */
+static int list_tile(struct sg_stage_array *a, int t, void *arg)
+{
+	struct sg_stager *st = arg;
+	if (a->ready[t] == 0) {
+		a->ready[t] = 2;
+		st->order[st->norder++] = (struct sg_stage_job){ a, t };
+	}
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *copier(void *arg)
+{
+	struct sg_stager *st = arg;
+	pthread_mutex_lock(&st->lock);
+	while (!st->stop && st->next < st->norder) {
+		struct sg_stage_job job = st->order[st->next++];
+		pthread_mutex_unlock(&st->lock);
+		copy_tile(job.array, job.tile, 0);
+		pthread_mutex_lock(&st->lock);
+		job.array->ready[job.tile] = 1;
+		st->done++;
+		pthread_cond_broadcast(&st->cond);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char ta, char tb)
+{
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->cond, NULL);
+	int total = st->A.mt * st->A.nt + st->B.mt * st->B.nt + st->C.mt * st->C.nt;
+	st->order = malloc(sizeof(*st->order) * (size_t)(total + 1));
+	if (!st->order)
+		return -ENOMEM;
+	/* The walk of compute/pgemm.c, Algorithm 3: y, x, z (one process: P = Q = 1). */
+	for (int y = 0; y < pl->Y; y++) {
+		int j0 = y * pl->c, j1 = j0 + pl->c < pl->Nt ? j0 + pl->c : pl->Nt;
+		for (int x = 0; x < pl->X; x++) {
+			int i0 = x * pl->b, i1 = i0 + pl->b < pl->Mt ? i0 + pl->b : pl->Mt;
+			for (int z = 0; z < pl->Z; z++) {
+				int k0 = z * pl->d, k1 = k0 + pl->d < pl->Kt ? k0 + pl->d : pl->Kt;
+				chunk_tiles(st, ta, tb, i0, i1, j0, j1, k0, k1, list_tile, st);
+			}
+		}
+	}
+	for (int w = 0; w < st->norder; w++)
+		st->order[w].array->ready[st->order[w].tile] = 0;
+	int threads = st->threads < 1 ? 1 : st->threads > 32 ? 32 : st->threads;
+	for (st->nthreads = 0; st->nthreads < threads; st->nthreads++)
+		if (pthread_create(&st->ids[st->nthreads], NULL, copier, st) != 0)
+			break;
+	if (st->nthreads == 0) /* copy here, all of it: slower, still correct */
+		copier(st);
+	return 0;
+}
+
+static int not_ready(struct sg_stage_array *a, int t, void *arg)
+{
+	(void)arg;
+	return a->ready[t] == 0;
+}
+
+void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
+                           int j1, int k0, int k1)
+{
+	struct sg_stager *st = arg;
+	double t0 = now();
+	pthread_mutex_lock(&st->lock);
+	while (chunk_tiles(st, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, not_ready, NULL))
+		pthread_cond_wait(&st->cond, &st->lock);
+	pthread_mutex_unlock(&st->lock);
+	st->waited += now() - t0;
+}
+
+/* C's tiles back into the caller's array, spread over the threads as the copy in was. */
+struct copy_back {
+	struct sg_stage_array *a;
+	int next;
+	pthread_mutex_t lock;
+};
+
+static void *copy_back_worker(void *arg)
+{
+	struct copy_back *cb = arg;
+	for (;;) {
+		pthread_mutex_lock(&cb->lock);
+		int t = cb->next++;
+		pthread_mutex_unlock(&cb->lock);
+		if (t >= cb->a->mt * cb->a->nt)
+			return NULL;
+		copy_tile(cb->a, t, 1);
+	}
+}
+
+void sg_stage_finish(struct sg_stager *st, int copy_back)
+{
+	if (st->order) {
+		pthread_mutex_lock(&st->lock);
+		st->stop = 1;
+		pthread_mutex_unlock(&st->lock);
+		for (int t = 0; t < st->nthreads; t++)
+			pthread_join(st->ids[t], NULL);
+		pthread_mutex_destroy(&st->lock);
+		pthread_cond_destroy(&st->cond);
+		free(st->order);
+		st->order = NULL;
+	}
+	if (copy_back && st->C.tiles) {
+		struct copy_back cb = { .a = &st->C };
+		pthread_mutex_init(&cb.lock, NULL);
+		pthread_t ids[32];
+		int started = 0;
+		while (started < st->threads - 1 && started < 32 &&
+		       pthread_create(&ids[started], NULL, copy_back_worker, &cb) == 0)
+			started++;
+		copy_back_worker(&cb);
+		for (int t = 0; t < started; t++)
+			pthread_join(ids[t], NULL);
+		pthread_mutex_destroy(&cb.lock);
+	}
+	give_back(&st->A);
+	give_back(&st->B);
+	give_back(&st->C);
+}

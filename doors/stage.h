@@ -1,0 +1,63 @@
+/* Staging the caller's pageable arrays through pinned tiles, for the one call on host arrays.
+ * Registering the caller's memory (doors/pin.h) stalls the GPU while it runs (the driver's
+ * lock), so it cannot hide behind the product. Copying does not: tiles of pinned memory, taken
+ * from a pool kept across calls (pinning is paid once per process, not per call), are filled
+ * from the caller's arrays by copier threads running ahead in the walk's order while the GPU
+ * computes; the walk waits only for its chunk's tiles (a chunk hook); C's tiles are copied back
+ * after the product. The pool holds at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of
+ * the node's memory); a product whose tiles do not fit pins its operands instead. */
+#ifndef SG_DOORS_STAGE_H
+#define SG_DOORS_STAGE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "compute/problem.h"
+
+/* One operand as the caller stores it, and its staged tiles. */
+struct sg_stage_array {
+	char *base;
+	int64_t rows, cols, ld;
+	size_t elemsize;
+	int tile, mt, nt;
+	int staged;              /* 0: used in place (the caller pinned it, or pinning is off) */
+	char **tiles;            /* staged: mt*nt pool buffers, tile index j*mt + i */
+	unsigned char *ready;    /* copied in (or not to be: C with beta = 0) */
+};
+
+struct sg_stage_job;
+
+struct sg_stager {
+	struct sg_stage_array A, B, C;
+	int copy_c;              /* beta != 0: C's tiles are read */
+	int threads;             /* copier threads (STARPU_GEMM_STAGE_THREADS, default 8) */
+	struct sg_stage_job *order;
+	int norder, next, done, stop, nthreads;
+	pthread_t ids[32];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	double waited;           /* the walk's wait for tiles */
+};
+
+/* Describe one operand (stage: 0 to use it in place). */
+void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
+                         int64_t ld, size_t elemsize, int tile, int stage);
+/* Take pinned buffers from the pool for every tile of the staged operands. Returns 0, or
+ * -ENOSPC when they would take the pool past its cap (nothing is kept), -ENOMEM. */
+int sg_stage_take(struct sg_stager *st);
+/* starpu_gemm_tile_addr_fn over a struct sg_stage_array: the tile's pinned buffer, or the
+ * tile in place. */
+void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array);
+/* Start the copier threads on the tiles in the order the walk of plan reads them. */
+int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *plan, char transA,
+                   char transB);
+/* The chunk hook (arg: struct sg_stager). */
+void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
+                           int j1, int k0, int k1);
+/* After the descriptors are destroyed: copy C's tiles back (when copy_back), stop the
+ * threads, give the buffers back to the pool. */
+void sg_stage_finish(struct sg_stager *st, int copy_back);
+/* Free the pool (at exit, while StarPU runs). */
+void sg_stage_pool_drain(void);
+
+#endif
