@@ -32,7 +32,8 @@ static double copy_rate(char *dst, char *src, size_t bytes, int threads)
 	size_t share = bytes / (size_t)threads;
 	double t0 = bench_now();
 	for (int t = 0; t < threads; t++) {
-		slices[t] = (struct slice){ src + t * share, dst + t * share, share, 0 };
+		slices[t] = (struct slice){ .base = src + t * share, .dst = dst + t * share,
+		                           .bytes = share };
 		pthread_create(&ids[t], NULL, copy_slice, &slices[t]);
 	}
 	for (int t = 0; t < threads; t++)
@@ -61,7 +62,8 @@ static double run(char *base, size_t bytes, size_t slice_bytes, int threads, int
 	for (size_t first = 0; first < nslices; first += (size_t)threads) {
 		size_t last = first + (size_t)threads < nslices ? first + (size_t)threads : nslices;
 		for (size_t s = first; s < last; s++) {
-			slices[s] = (struct slice){ base + s * slice_bytes, slice_bytes, unpin };
+			slices[s] = (struct slice){ .base = base + s * slice_bytes, .bytes = slice_bytes,
+			                           .unpin = unpin };
 			pthread_create(&ids[s], NULL, work, &slices[s]);
 		}
 		for (size_t s = first; s < last; s++)
