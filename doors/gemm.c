@@ -166,8 +166,11 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 
 static const char *mode_name(const struct operands *o)
 {
-	return o->mode == SG_PIN_STAGE ? "staged through pinned tiles"
-	       : o->mode == SG_PIN_ALL ? "operands pinned" : "pageable copies";
+	const struct sg_stager *st = &o->stager;
+	if (st->A.staged || st->B.staged || st->C.staged)
+		return "staged through pinned tiles";
+	return o->mode == SG_PIN_ALL ? "operands pinned" : o->mode == SG_PIN_STAGE
+	       ? "in place (pinned by the caller)" : "pageable copies";
 }
 
 static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m, int64_t n,
