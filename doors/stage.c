@@ -155,6 +155,15 @@ static int take(struct sg_stage_array *a)
 int sg_stage_take(struct sg_stager *st)
 {
 	pool.cap = pool_cap();
+	/* Decided before taking anything: a product that does not fit must not fill the pool
+	 * (and pin its memory) for nothing. */
+	struct sg_stage_array *arrays[3] = { &st->A, &st->B, &st->C };
+	size_t needed = 0;
+	for (int x = 0; x < 3; x++)
+		if (arrays[x]->staged)
+			needed += (size_t)arrays[x]->mt * arrays[x]->nt * buffer_bytes(arrays[x]);
+	if (needed > pool.cap)
+		return -ENOSPC;
 	int ret = take(&st->A);
 	if (!ret)
 		ret = take(&st->B);

@@ -30,7 +30,7 @@ struct sg_stage_job;
 struct sg_stager {
 	struct sg_stage_array A, B, C;
 	int copy_c;              /* beta != 0: C's tiles are read */
-	int threads;             /* copier threads (STARPU_GEMM_STAGE_THREADS, default 8) */
+	int threads;             /* copier threads (STARPU_GEMM_STAGE_THREADS, default 16 or cores) */
 	struct sg_stage_job *order;
 	int norder, next, done, stop, nthreads;
 	pthread_t ids[32];
