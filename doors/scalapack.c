@@ -237,6 +237,10 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 		if (ret == 0)
 			sg_redist_for_local(&c, scale_run, &(struct scaling){ p, g->beta });
 		sg_redist_free(&c);
+		if (ret == 0 && g->myrow == 0 && g->mycol == 0 && sg_scalapack_verbose())
+			fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld grid=%dx%d: "
+			        "C = beta C in place, no product\n", symbol, (long long)g->m,
+			        (long long)g->n, (long long)g->k, g->nprow, g->npcol);
 		return ret;
 	}
 
