@@ -108,9 +108,12 @@ static int fill_counts(struct sg_redist *r)
 	for (int p = 0; p < r->nprow; p++) {
 		for (int q = 0; q < r->npcol; q++) {
 			int peer = p * r->npcol + q;
-			int64_t out = run_lengths(r->row_runs, r->nrow_runs, myrow, p, r->nprow) *
+			/* What stays on this rank is copied directly (walk_self), not through MPI. */
+			int64_t out = peer == r->rank ? 0 :
+			              run_lengths(r->row_runs, r->nrow_runs, myrow, p, r->nprow) *
 			              run_lengths(r->col_runs, r->ncol_runs, mycol, q, r->npcol);
-			int64_t in = run_lengths(r->row_runs, r->nrow_runs, p, myrow, r->nprow) *
+			int64_t in = peer == r->rank ? 0 :
+			             run_lengths(r->row_runs, r->nrow_runs, p, myrow, r->nprow) *
 			             run_lengths(r->col_runs, r->ncol_runs, q, mycol, r->npcol);
 			if (bc_total + out > INT_MAX || tile_total + in > INT_MAX)
 				return -E2BIG;
@@ -204,6 +207,8 @@ static void walk_local(const struct sg_redist *r, char *buf, int64_t *cursor, in
 				if (w->bc_proc != myrow)
 					continue;
 				int peer = (w->tile % r->nprow) * r->npcol + c->tile % r->npcol;
+				if (peer == r->rank)
+					continue;
 				copy(buf + (size_t)(r->bc_displs[peer] + cursor[peer]) * es,
 				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_buf);
 				cursor[peer] += w->len;
@@ -277,12 +282,39 @@ static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h, ch
 				if (w->tile % r->nprow != myrow)
 					continue;
 				int peer = w->bc_proc * r->npcol + c->bc_proc;
+				if (peer == r->rank)
+					continue;
 				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
 				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
 				copy(buf + (size_t)(r->tile_displs[peer] + cursor[peer]) * es,
 				     h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
 				     (size_t)w->len * es, to_buf);
 				cursor[peer] += w->len;
+			}
+		}
+	}
+}
+
+/* What this rank holds in both layouts: straight between the local array and its tiles. */
+static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int to_tiles)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	size_t es = r->elemsize;
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if (c->bc_proc != mycol || c->tile % r->npcol != mycol)
+			continue;
+		for (int k = 0; k < c->len; k++) {
+			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
+			int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+			for (int rr = 0; rr < r->nrow_runs; rr++) {
+				const struct sg_run *w = &r->row_runs[rr];
+				if (w->bc_proc != myrow || w->tile % r->nprow != myrow)
+					continue;
+				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
+				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
+				copy(h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
+				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_tiles);
 			}
 		}
 	}
@@ -320,6 +352,7 @@ int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc)
 	if (hold_tiles(r, desc, STARPU_W, &h) != 0)
 		sg_fatal(__FILE__, __LINE__, "malloc", "tile pointers", NULL);
 	walk_tiles(r, &h, tile_buf, cursor, 0);
+	walk_self(r, &h, 1);
 	release_tiles(&h);
 	free(bc_buf);
 	free(tile_buf);
@@ -338,6 +371,7 @@ int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *des
 	if (hold_tiles(r, desc, STARPU_R, &h) != 0)
 		sg_fatal(__FILE__, __LINE__, "malloc", "tile pointers", NULL);
 	walk_tiles(r, &h, tile_buf, cursor, 1);
+	walk_self(r, &h, 0);
 	release_tiles(&h);
 	SG_MPI_FATAL(MPI_Alltoallv(tile_buf, r->tile_counts, r->tile_displs, r->type, bc_buf,
 	                           r->bc_counts, r->bc_displs, r->type, r->comm));

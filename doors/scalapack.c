@@ -201,9 +201,13 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
 		ret = sg_redist_to_tiles(&o.redist[x], o.desc[x]);
 	double t1 = MPI_Wtime();
-	if (!ret)
+	if (!ret) {
+		/* Workers sleep outside this (doors/scalapack_runtime.c). */
+		starpu_resume();
 		ret = starpu_gemm_pgemm(g->transA, g->transB, g->alpha, o.desc[0], o.desc[1],
 		                        g->beta, o.desc[2], NULL, NULL);
+		starpu_pause();
+	}
 	double t2 = MPI_Wtime();
 	if (!ret)
 		ret = sg_redist_from_tiles(&o.redist[2], o.desc[2]);

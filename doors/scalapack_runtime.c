@@ -2,7 +2,9 @@
  * start inside the first p?gemm_ that goes through StarPU, stay up for the later ones, and
  * stop at the very start of MPI_Finalize (MPI_COMM_SELF's attributes are deleted first, while
  * MPI still works), before MPI goes away under StarPU-MPI's progress thread. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -15,12 +17,35 @@ static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not 
 static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
 {
 	if (runtime_state == 0) {
+		starpu_resume(); /* StarPU asserts that it is not shut down paused */
 		if (starpu_cuda_worker_get_count() > 0)
 			starpu_cublas_shutdown();
 		starpu_mpi_shutdown();
 		runtime_state = -ESHUTDOWN;
 	}
 	return MPI_SUCCESS;
+}
+
+/* The driver's measurement (README, "Performance"): when STARPU_NCPU is unset StarPU-MPI keeps
+ * a core for its progress thread, which leaves a rank that mpirun bound to one core (Open MPI's
+ * default for 1 or 2 ranks) with no worker at all, and a rank alone on a node with one worker
+ * fewer. That thread sleeps while no MPI request is pending: give such ranks a worker on every
+ * CPU of their binding. The application's own settings always win. */
+static void cpu_defaults(struct starpu_conf *conf)
+{
+	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
+	if (getenv("STARPU_NCPU") || getenv("STARPU_RESERVE_NCPU") ||
+	    getenv("STARPU_MPI_THREAD_CPUID") || getenv("STARPU_MPI_THREAD_COREID") ||
+	    (getbind && atoi(getbind) == 0))
+		return;
+	cpu_set_t bound;
+	int ranks;
+	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
+	if (sched_getaffinity(0, sizeof(bound), &bound) != 0)
+		return;
+	int cpus = CPU_COUNT(&bound);
+	if (cpus == 1 || ranks == 1)
+		conf->ncpus = cpus;
 }
 
 static int start_runtime(void)
@@ -37,6 +62,7 @@ static int start_runtime(void)
 	}
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
+	cpu_defaults(&conf);
 	/* 0: the application initialised MPI and will finalize it. */
 	int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
 	if (ret != 0) {
@@ -52,12 +78,16 @@ static int start_runtime(void)
 	}
 	if (starpu_cuda_worker_get_count() > 0)
 		starpu_cublas_init();
+	/* Idle workers poll for tasks: paused, they sleep while the application computes
+	 * between calls, and while the matrices are redistributed. */
+	starpu_pause();
 	int keyval;
 	SG_MPI_FATAL(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_runtime, &keyval, NULL));
 	SG_MPI_FATAL(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL));
 	return 0;
 }
 
+/* StarPU starts paused: its workers run only inside starpu_gemm_pgemm (doors/scalapack.c). */
 int sg_scalapack_runtime(void)
 {
 	if (runtime_state == 1)
