@@ -1,0 +1,132 @@
+/* A ScaLAPACK application that knows nothing of starpu-gemm (it links ScaLAPACK only): one
+ * PDGEMM on a column-major BLACS grid, then its residual against a local DGEMM.
+ *   mpirun -np P*Q test_scalapack_app M N K TRANSA TRANSB NB P Q
+ * Every element is a function of its global position, so each rank computes the whole
+ * reference itself and compares the C elements it holds; rank 0 prints
+ *   residual=R (||C - Cref||_F / (||A||_F ||B||_F K eps))
+ * and the program exits 1 when R >= 10. tests/scalapack_app.sh runs it with and without
+ * libstarpu_gemm_scalapack preloaded. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <mpi.h>
+
+void Cblacs_get(int context, int request, int *value);
+void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int context);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
+            const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja,
+             const int *desca, const double *b, const int *ib, const int *jb,
+             const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+             const int *descc);
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc);
+
+static double element(int matrix, int i, int j)
+{
+	unsigned h = (unsigned)(matrix * 7919 + i * 104729 + j * 1299709);
+	h ^= h >> 13;
+	h *= 0x5bd1e995u;
+	h ^= h >> 15;
+	return (double)(h % 2001) / 1000.0 - 1.0;
+}
+
+/* A distributed rows x cols matrix (block nb, source process 0) and its whole copy. */
+struct matrix {
+	int desc[9];
+	double *local, *whole;
+	int local_rows, local_cols;
+};
+
+static void make(struct matrix *x, int id, int rows, int cols, int nb, int context, int myrow,
+                 int mycol, int nprow, int npcol)
+{
+	const int zero = 0;
+	x->local_rows = numroc_(&rows, &nb, &myrow, &zero, &nprow);
+	x->local_cols = numroc_(&cols, &nb, &mycol, &zero, &npcol);
+	int lld = x->local_rows > 1 ? x->local_rows : 1, info;
+	descinit_(x->desc, &rows, &cols, &nb, &nb, &zero, &zero, &context, &lld, &info);
+	x->local = malloc(sizeof(double) * (size_t)lld * (size_t)(x->local_cols + 1));
+	x->whole = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
+	if (info != 0 || !x->local || !x->whole) {
+		fprintf(stderr, "test_scalapack_app: descinit_ or malloc failed\n");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	for (int j = 0; j < cols; j++)
+		for (int i = 0; i < rows; i++)
+			x->whole[i + (size_t)j * rows] = element(id, i, j);
+	/* Local (li, lj) is global ((li / nb) * nprow + myrow) * nb + li % nb, and alike. */
+	for (int lj = 0; lj < x->local_cols; lj++)
+		for (int li = 0; li < x->local_rows; li++)
+			x->local[li + (size_t)lj * lld] =
+				element(id, ((li / nb) * nprow + myrow) * nb + li % nb,
+				        ((lj / nb) * npcol + mycol) * nb + lj % nb);
+}
+
+static double norm(const double *x, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i] * x[i];
+	return sqrt(s);
+}
+
+int main(int argc, char **argv)
+{
+	int provided;
+	/* StarPU-MPI, when preloaded, needs MPI_THREAD_SERIALIZED or more. */
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+	if (argc != 9) {
+		fprintf(stderr, "usage: %s M N K TRANSA TRANSB NB P Q\n", argv[0]);
+		MPI_Finalize();
+		return 2;
+	}
+	int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]), nb = atoi(argv[6]);
+	int P = atoi(argv[7]), Q = atoi(argv[8]);
+	char ta = argv[4][0], tb = argv[5][0];
+	int context, nprow, npcol, myrow, mycol, rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	Cblacs_get(-1, 0, &context);
+	Cblacs_gridinit(&context, "Col", P, Q);
+	Cblacs_gridinfo(context, &nprow, &npcol, &myrow, &mycol);
+
+	int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
+	int br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
+	struct matrix A, B, C;
+	make(&A, 1, ar, ac, nb, context, myrow, mycol, nprow, npcol);
+	make(&B, 2, br, bc, nb, context, myrow, mycol, nprow, npcol);
+	make(&C, 3, m, n, nb, context, myrow, mycol, nprow, npcol);
+
+	const double alpha = 1.5, beta = -0.5;
+	const int one = 1;
+	pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.local, &one, &one, A.desc, B.local, &one, &one,
+	        B.desc, &beta, C.local, &one, &one, C.desc);
+	dgemm_(&ta, &tb, &m, &n, &k, &alpha, A.whole, &ar, B.whole, &br, &beta, C.whole, &m);
+
+	double local_err = 0, err = 0;
+	for (int lj = 0; lj < C.local_cols; lj++) {
+		for (int li = 0; li < C.local_rows; li++) {
+			int i = ((li / nb) * nprow + myrow) * nb + li % nb;
+			int j = ((lj / nb) * npcol + mycol) * nb + lj % nb;
+			double d = C.local[li + (size_t)lj * C.desc[8]] - C.whole[i + (size_t)j * m];
+			local_err += d * d;
+		}
+	}
+	MPI_Allreduce(&local_err, &err, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	double residual = sqrt(err) / (norm(A.whole, (size_t)ar * ac) *
+	                               norm(B.whole, (size_t)br * bc) * k * DBL_EPSILON);
+	if (rank == 0)
+		printf("M=%d N=%d K=%d op=%c%c nb=%d grid=%dx%d (column-major) residual=%.3e\n", m,
+		       n, k, ta, tb, nb, P, Q, residual);
+	free(A.local); free(A.whole); free(B.local); free(B.whole); free(C.local); free(C.whole);
+	Cblacs_gridexit(context);
+	MPI_Finalize();
+	return residual < 10 ? 0 : 1;
+}
