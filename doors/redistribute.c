@@ -219,14 +219,14 @@ static void walk_local(const struct sg_redist *r, char *buf, int64_t *cursor, in
 
 /* My tiles, acquired for the walk: tile (i, j) at [i / P + (j / Q) * rows], ld alongside. */
 struct held_tiles {
-	int rows, cols;
+	int rows, cols, acquired;
 	char **ptr;
 	int64_t *ld;
 	starpu_data_handle_t *handle;
 };
 
-static int hold_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                      enum starpu_data_access_mode mode, struct held_tiles *h)
+static int alloc_held(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
+                      struct held_tiles *h)
 {
 	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
 	int mt = starpu_gemm_desc_tile_rows(desc), nt = starpu_gemm_desc_tile_cols(desc);
@@ -236,8 +236,13 @@ static int hold_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
 	h->ptr = malloc(n * sizeof(*h->ptr));
 	h->ld = malloc(n * sizeof(*h->ld));
 	h->handle = malloc(n * sizeof(*h->handle));
-	if (!h->ptr || !h->ld || !h->handle)
-		return -ENOMEM;
+	return h->ptr && h->ld && h->handle ? 0 : -ENOMEM;
+}
+
+static void acquire_held(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
+                         enum starpu_data_access_mode mode, struct held_tiles *h)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
 	for (int j = 0; j < h->cols; j++) {
 		for (int i = 0; i < h->rows; i++) {
 			int ti = myrow + i * r->nprow, tj = mycol + j * r->npcol;
@@ -251,17 +256,14 @@ static int hold_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
 			h->ld[at] = starpu_matrix_get_local_ld(h->handle[at]);
 		}
 	}
-	return 0;
+	h->acquired = 1;
 }
 
-static void release_tiles(struct held_tiles *h)
+static void release_held(struct held_tiles *h)
 {
-	if (h->handle && h->ptr && h->ld)
-		for (size_t at = 0; at < (size_t)h->rows * h->cols; at++)
-			starpu_data_release(h->handle[at]);
-	free(h->ptr);
-	free(h->ld);
-	free(h->handle);
+	for (size_t at = 0; h->acquired && at < (size_t)h->rows * h->cols; at++)
+		starpu_data_release(h->handle[at]);
+	h->acquired = 0;
 }
 
 /* Between my tiles and buf (packed per peer at tile_displs). */
@@ -320,64 +322,71 @@ static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int
 	}
 }
 
-/* Collective: the two packing buffers, or -ENOMEM on every rank if one rank has none. */
-static int alloc_buffers(const struct sg_redist *r, char **bc_buf, char **tile_buf,
-                         int64_t **cursor)
+/* One move's memory: the packing buffers, per-peer cursors and my tiles' pointers. */
+struct exchange {
+	char *bc_buf, *tile_buf;
+	int64_t *cursor;
+	struct held_tiles held;
+};
+
+static void end_exchange(struct exchange *x)
 {
-	*bc_buf = malloc((size_t)r->bc_total * r->elemsize + 1);
-	*tile_buf = malloc((size_t)r->tile_total * r->elemsize + 1);
-	*cursor = malloc((size_t)r->nranks * sizeof(**cursor));
-	int ok = *bc_buf && *tile_buf && *cursor, all = 0;
+	release_held(&x->held);
+	free(x->held.ptr);
+	free(x->held.ld);
+	free(x->held.handle);
+	free(x->bc_buf);
+	free(x->tile_buf);
+	free(x->cursor);
+}
+
+/* Collective: all of it, or -ENOMEM on every rank when one rank lacks memory. */
+static int begin_exchange(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
+                          struct exchange *x)
+{
+	*x = (struct exchange){ 0 };
+	x->bc_buf = malloc((size_t)r->bc_total * r->elemsize + 1);
+	x->tile_buf = malloc((size_t)r->tile_total * r->elemsize + 1);
+	x->cursor = malloc((size_t)r->nranks * sizeof(*x->cursor));
+	int ok = x->bc_buf && x->tile_buf && x->cursor && alloc_held(r, desc, &x->held) == 0;
+	int all = 0;
 	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm));
 	if (all)
 		return 0;
-	free(*bc_buf);
-	free(*tile_buf);
-	free(*cursor);
+	end_exchange(x);
 	return -ENOMEM;
 }
 
 int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc)
 {
-	char *bc_buf, *tile_buf;
-	int64_t *cursor;
-	int ret = alloc_buffers(r, &bc_buf, &tile_buf, &cursor);
+	struct exchange x;
+	int ret = begin_exchange(r, desc, &x);
 	if (ret)
 		return ret;
-	walk_local(r, bc_buf, cursor, 1);
-	SG_MPI_FATAL(MPI_Alltoallv(bc_buf, r->bc_counts, r->bc_displs, r->type, tile_buf,
+	walk_local(r, x.bc_buf, x.cursor, 1);
+	SG_MPI_FATAL(MPI_Alltoallv(x.bc_buf, r->bc_counts, r->bc_displs, r->type, x.tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
-	struct held_tiles h = { 0 };
 	/* Every element of every tile is written: no need to fetch what the tile held. */
-	if (hold_tiles(r, desc, STARPU_W, &h) != 0)
-		sg_fatal(__FILE__, __LINE__, "malloc", "tile pointers", NULL);
-	walk_tiles(r, &h, tile_buf, cursor, 0);
-	walk_self(r, &h, 1);
-	release_tiles(&h);
-	free(bc_buf);
-	free(tile_buf);
-	free(cursor);
+	acquire_held(r, desc, STARPU_W, &x.held);
+	walk_tiles(r, &x.held, x.tile_buf, x.cursor, 0);
+	walk_self(r, &x.held, 1);
+	end_exchange(&x);
 	return 0;
 }
 
 int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc)
 {
-	char *bc_buf, *tile_buf;
-	int64_t *cursor;
-	int ret = alloc_buffers(r, &bc_buf, &tile_buf, &cursor);
+	struct exchange x;
+	int ret = begin_exchange(r, desc, &x);
 	if (ret)
 		return ret;
-	struct held_tiles h = { 0 };
-	if (hold_tiles(r, desc, STARPU_R, &h) != 0)
-		sg_fatal(__FILE__, __LINE__, "malloc", "tile pointers", NULL);
-	walk_tiles(r, &h, tile_buf, cursor, 1);
-	walk_self(r, &h, 0);
-	release_tiles(&h);
-	SG_MPI_FATAL(MPI_Alltoallv(tile_buf, r->tile_counts, r->tile_displs, r->type, bc_buf,
+	acquire_held(r, desc, STARPU_R, &x.held);
+	walk_tiles(r, &x.held, x.tile_buf, x.cursor, 1);
+	walk_self(r, &x.held, 0);
+	release_held(&x.held);
+	SG_MPI_FATAL(MPI_Alltoallv(x.tile_buf, r->tile_counts, r->tile_displs, r->type, x.bc_buf,
 	                           r->bc_counts, r->bc_displs, r->type, r->comm));
-	walk_local(r, bc_buf, cursor, 0);
-	free(bc_buf);
-	free(tile_buf);
-	free(cursor);
+	walk_local(r, x.bc_buf, x.cursor, 0);
+	end_exchange(&x);
 	return 0;
 }

@@ -10,29 +10,28 @@
 
 enum { BLOCK_CYCLIC_2D = 1, BLOCK_CYCLIC_2D_INB = 2 };
 
+/* Where each field sits, per descriptor type (PBLAS's DTYPE1_..LLD1_ and DTYPE_..LLD_): type
+ * 1 (9 entries) has no first block of its own size, so IMB and INB read MB and NB. */
+static const struct desc_fields {
+	int m, n, imb, inb, mb, nb, rsrc, csrc, lld;
+} fields[] = {
+	[BLOCK_CYCLIC_2D] = { 2, 3, 4, 5, 4, 5, 6, 7, 8 },
+	[BLOCK_CYCLIC_2D_INB] = { 2, 3, 4, 5, 6, 7, 8, 9, 10 },
+};
+
 int sg_pblas_desc_read(const int *d, struct sg_pblas_desc *out)
 {
 	out->dtype = d[0];
 	out->ctxt = d[1];
-	if (d[0] == BLOCK_CYCLIC_2D) {
-		/* DTYPE CTXT M N MB NB RSRC CSRC LLD: the first block is an ordinary one. */
-		out->rows = (struct sg_bc_axis){ .extent = d[2], .first_block = d[4], .block = d[4],
-		                                 .src = d[6] };
-		out->cols = (struct sg_bc_axis){ .extent = d[3], .first_block = d[5], .block = d[5],
-		                                 .src = d[7] };
-		out->lld = d[8];
-		return 0;
-	}
-	if (d[0] == BLOCK_CYCLIC_2D_INB) {
-		/* DTYPE CTXT M N IMB INB MB NB RSRC CSRC LLD */
-		out->rows = (struct sg_bc_axis){ .extent = d[2], .first_block = d[4], .block = d[6],
-		                                 .src = d[8] };
-		out->cols = (struct sg_bc_axis){ .extent = d[3], .first_block = d[5], .block = d[7],
-		                                 .src = d[9] };
-		out->lld = d[10];
-		return 0;
-	}
-	return -EINVAL;
+	if (d[0] != BLOCK_CYCLIC_2D && d[0] != BLOCK_CYCLIC_2D_INB)
+		return -EINVAL;
+	const struct desc_fields *f = &fields[d[0]];
+	out->rows = (struct sg_bc_axis){ .extent = d[f->m], .first_block = d[f->imb],
+	                                 .block = d[f->mb], .src = d[f->rsrc] };
+	out->cols = (struct sg_bc_axis){ .extent = d[f->n], .first_block = d[f->inb],
+	                                 .block = d[f->nb], .src = d[f->csrc] };
+	out->lld = d[f->lld];
+	return 0;
 }
 
 /* PB_Cchkmat for sub(X) = X(i:i+m-1, j:j+n-1) (i, j 1-based). */

@@ -1,5 +1,6 @@
 /* A ScaLAPACK application that knows nothing of starpu-gemm (it links ScaLAPACK only): one
- * PDGEMM on a column-major BLACS grid, then its residual against a local DGEMM.
+ * PDGEMM on a column-major BLACS grid, through the Fortran interfaces, then its residual
+ * against a local DGEMM.
  *   mpirun -np P*Q test_scalapack_app M N K TRANSA TRANSB NB P Q
  * Every element is a function of its global position, so each rank computes the whole
  * reference itself and compares the C elements it holds; rank 0 prints
@@ -7,27 +8,29 @@
  * and the program exits 1 when R >= 10. tests/scalapack_app.sh runs it with and without
  * libstarpu_gemm_scalapack preloaded. */
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <mpi.h>
 
-void Cblacs_get(int context, int request, int *value);
-void Cblacs_gridinit(int *context, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int context, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int context);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-            const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+/* ScaLAPACK's Fortran interfaces, called the way a Fortran application calls them: every
+ * argument by address, the lengths of the strings after the other arguments. */
+void blacs_get_(const int *context, const int *what, int *value);
+void blacs_gridinit_(int *context, const char *order, const int *nprow, const int *npcol,
+                     size_t order_length);
+void blacs_gridinfo_(const int *context, int *nprow, int *npcol, int *myrow, int *mycol);
+void blacs_gridexit_(const int *context);
 void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
              const double *alpha, const double *a, const int *ia, const int *ja,
              const int *desca, const double *b, const int *ib, const int *jb,
              const int *descb, const double *beta, double *c, const int *ic, const int *jc,
-             const int *descc);
+             const int *descc, size_t transa_length, size_t transb_length);
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc);
+            const int *ldb, const double *beta, double *c, const int *ldc,
+            size_t transa_length, size_t transb_length);
 
 static double element(int matrix, int i, int j)
 {
@@ -38,7 +41,20 @@ static double element(int matrix, int i, int j)
 	return (double)(h % 2001) / 1000.0 - 1.0;
 }
 
-/* A distributed rows x cols matrix (block nb, source process 0) and its whole copy. */
+/* Rows (or columns) of n that process p of nprocs holds, nb at a time from process 0: what
+ * ScaLAPACK's NUMROC says, written out as applications often do. */
+static int local_count(int n, int nb, int p, int nprocs)
+{
+	int blocks = n / nb, count = blocks / nprocs * nb, extra = blocks % nprocs;
+	if (p < extra)
+		count += nb;
+	else if (p == extra)
+		count += n % nb;
+	return count;
+}
+
+/* A distributed rows x cols matrix (block nb, source process 0; its descriptor filled by hand,
+ * type 1) and its whole copy. */
 struct matrix {
 	int desc[9];
 	double *local, *whole;
@@ -48,15 +64,15 @@ struct matrix {
 static void make(struct matrix *x, int id, int rows, int cols, int nb, int context, int myrow,
                  int mycol, int nprow, int npcol)
 {
-	const int zero = 0;
-	x->local_rows = numroc_(&rows, &nb, &myrow, &zero, &nprow);
-	x->local_cols = numroc_(&cols, &nb, &mycol, &zero, &npcol);
-	int lld = x->local_rows > 1 ? x->local_rows : 1, info;
-	descinit_(x->desc, &rows, &cols, &nb, &nb, &zero, &zero, &context, &lld, &info);
+	x->local_rows = local_count(rows, nb, myrow, nprow);
+	x->local_cols = local_count(cols, nb, mycol, npcol);
+	int lld = x->local_rows > 1 ? x->local_rows : 1;
+	const int desc[9] = { 1, context, rows, cols, nb, nb, 0, 0, lld };
+	memcpy(x->desc, desc, sizeof(desc));
 	x->local = malloc(sizeof(double) * (size_t)lld * (size_t)(x->local_cols + 1));
 	x->whole = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
-	if (info != 0 || !x->local || !x->whole) {
-		fprintf(stderr, "test_scalapack_app: descinit_ or malloc failed\n");
+	if (!x->local || !x->whole) {
+		fprintf(stderr, "test_scalapack_app: malloc failed\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	for (int j = 0; j < cols; j++)
@@ -93,9 +109,10 @@ int main(int argc, char **argv)
 	char ta = argv[4][0], tb = argv[5][0];
 	int context, nprow, npcol, myrow, mycol, rank;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	Cblacs_get(-1, 0, &context);
-	Cblacs_gridinit(&context, "Col", P, Q);
-	Cblacs_gridinfo(context, &nprow, &npcol, &myrow, &mycol);
+	const int minus_one = -1, zero = 0;
+	blacs_get_(&minus_one, &zero, &context);
+	blacs_gridinit_(&context, "Col", &P, &Q, 3);
+	blacs_gridinfo_(&context, &nprow, &npcol, &myrow, &mycol);
 
 	int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m;
 	int br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
@@ -107,8 +124,8 @@ int main(int argc, char **argv)
 	const double alpha = 1.5, beta = -0.5;
 	const int one = 1;
 	pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.local, &one, &one, A.desc, B.local, &one, &one,
-	        B.desc, &beta, C.local, &one, &one, C.desc);
-	dgemm_(&ta, &tb, &m, &n, &k, &alpha, A.whole, &ar, B.whole, &br, &beta, C.whole, &m);
+	        B.desc, &beta, C.local, &one, &one, C.desc, 1, 1);
+	dgemm_(&ta, &tb, &m, &n, &k, &alpha, A.whole, &ar, B.whole, &br, &beta, C.whole, &m, 1, 1);
 
 	double local_err = 0, err = 0;
 	for (int lj = 0; lj < C.local_cols; lj++) {
@@ -126,7 +143,7 @@ int main(int argc, char **argv)
 		printf("M=%d N=%d K=%d op=%c%c nb=%d grid=%dx%d (column-major) residual=%.3e\n", m,
 		       n, k, ta, tb, nb, P, Q, residual);
 	free(A.local); free(A.whole); free(B.local); free(B.whole); free(C.local); free(C.whole);
-	Cblacs_gridexit(context);
+	blacs_gridexit_(&context);
 	MPI_Finalize();
 	return residual < 10 ? 0 : 1;
 }
