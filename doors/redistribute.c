@@ -322,71 +322,85 @@ static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int
 	}
 }
 
-/* One move's memory: the packing buffers, per-peer cursors and my tiles' pointers. */
-struct exchange {
-	char *bc_buf, *tile_buf;
-	int64_t *cursor;
-	struct held_tiles held;
-};
-
-static void end_exchange(struct exchange *x)
+int sg_redist_scratch_alloc(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                            int nplans)
 {
-	release_held(&x->held);
-	free(x->held.ptr);
-	free(x->held.ld);
-	free(x->held.handle);
-	free(x->bc_buf);
-	free(x->tile_buf);
-	free(x->cursor);
-}
-
-/* Collective: all of it, or -ENOMEM on every rank when one rank lacks memory. */
-static int begin_exchange(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
-                          struct exchange *x)
-{
-	*x = (struct exchange){ 0 };
-	x->bc_buf = malloc((size_t)r->bc_total * r->elemsize + 1);
-	x->tile_buf = malloc((size_t)r->tile_total * r->elemsize + 1);
-	x->cursor = malloc((size_t)r->nranks * sizeof(*x->cursor));
-	int ok = x->bc_buf && x->tile_buf && x->cursor && alloc_held(r, desc, &x->held) == 0;
-	int all = 0;
-	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm));
+	int64_t bc = 0, tile = 0;
+	for (int p = 0; p < nplans; p++) {
+		bc = plans[p].bc_total > bc ? plans[p].bc_total : bc;
+		tile = plans[p].tile_total > tile ? plans[p].tile_total : tile;
+	}
+	s->bc_buf = malloc((size_t)bc * plans[0].elemsize + 1);
+	s->tile_buf = malloc((size_t)tile * plans[0].elemsize + 1);
+	s->cursor = malloc((size_t)plans[0].nranks * sizeof(*s->cursor));
+	int ok = s->bc_buf && s->tile_buf && s->cursor, all = 0;
+	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, plans[0].comm));
 	if (all)
 		return 0;
-	end_exchange(x);
+	sg_redist_scratch_free(s);
 	return -ENOMEM;
 }
 
-int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc)
+void sg_redist_scratch_free(struct sg_redist_scratch *s)
 {
-	struct exchange x;
-	int ret = begin_exchange(r, desc, &x);
+	free(s->bc_buf);
+	free(s->tile_buf);
+	free(s->cursor);
+	*s = (struct sg_redist_scratch){ 0 };
+}
+
+static void free_held(struct held_tiles *h)
+{
+	release_held(h);
+	free(h->ptr);
+	free(h->ld);
+	free(h->handle);
+}
+
+/* Collective: my tiles' pointers, or -ENOMEM on every rank when one rank lacks memory. */
+static int begin_move(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
+                      struct held_tiles *h)
+{
+	*h = (struct held_tiles){ 0 };
+	int ok = alloc_held(r, desc, h) == 0, all = 0;
+	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm));
+	if (all)
+		return 0;
+	free_held(h);
+	return -ENOMEM;
+}
+
+int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                       const struct sg_redist_scratch *s)
+{
+	struct held_tiles h;
+	int ret = begin_move(r, desc, &h);
 	if (ret)
 		return ret;
-	walk_local(r, x.bc_buf, x.cursor, 1);
-	SG_MPI_FATAL(MPI_Alltoallv(x.bc_buf, r->bc_counts, r->bc_displs, r->type, x.tile_buf,
+	walk_local(r, s->bc_buf, s->cursor, 1);
+	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
 	/* Every element of every tile is written: no need to fetch what the tile held. */
-	acquire_held(r, desc, STARPU_W, &x.held);
-	walk_tiles(r, &x.held, x.tile_buf, x.cursor, 0);
-	walk_self(r, &x.held, 1);
-	end_exchange(&x);
+	acquire_held(r, desc, STARPU_W, &h);
+	walk_tiles(r, &h, s->tile_buf, s->cursor, 0);
+	walk_self(r, &h, 1);
+	free_held(&h);
 	return 0;
 }
 
-int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc)
+int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                         const struct sg_redist_scratch *s)
 {
-	struct exchange x;
-	int ret = begin_exchange(r, desc, &x);
+	struct held_tiles h;
+	int ret = begin_move(r, desc, &h);
 	if (ret)
 		return ret;
-	acquire_held(r, desc, STARPU_R, &x.held);
-	walk_tiles(r, &x.held, x.tile_buf, x.cursor, 1);
-	walk_self(r, &x.held, 0);
-	release_held(&x.held);
-	SG_MPI_FATAL(MPI_Alltoallv(x.tile_buf, r->tile_counts, r->tile_displs, r->type, x.bc_buf,
-	                           r->bc_counts, r->bc_displs, r->type, r->comm));
-	walk_local(r, x.bc_buf, x.cursor, 0);
-	end_exchange(&x);
+	acquire_held(r, desc, STARPU_R, &h);
+	walk_tiles(r, &h, s->tile_buf, s->cursor, 1);
+	walk_self(r, &h, 0);
+	free_held(&h);
+	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
+	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
+	walk_local(r, s->bc_buf, s->cursor, 0);
 	return 0;
 }

@@ -64,11 +64,26 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
                                                               const void *arg),
                          const void *arg);
 
+/* The packing buffers, shared by the moves of one call: sized once for the largest plan, so
+ * their pages are touched once per call, not once per matrix and direction. */
+struct sg_redist_scratch {
+	char *bc_buf, *tile_buf;
+	int64_t *cursor;
+};
+
+/* Collective over plans[0].comm (all plans on one communicator): 0, or -ENOMEM on every rank
+ * when one rank lacks memory. */
+int sg_redist_scratch_alloc(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                            int nplans);
+void sg_redist_scratch_free(struct sg_redist_scratch *s);
+
 /* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,
  * tile and grid, over r->comm), or the tiles back into the sub-matrix; the elements of the
  * local array outside the sub-matrix are never touched. Returns 0 or -ENOMEM (then on every
  * rank: the ranks agree before moving anything). */
-int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc);
-int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc);
+int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                       const struct sg_redist_scratch *s);
+int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                         const struct sg_redist_scratch *s);
 
 #endif

@@ -138,6 +138,7 @@ static int plan_operand(struct sg_redist *r, const struct sg_pgemm_args *g, MPI_
 struct operands {
 	struct sg_redist redist[3];          /* A, B, C */
 	struct starpu_gemm_desc *desc[3];
+	struct sg_redist_scratch scratch;
 };
 
 static void release_operands(struct operands *o)
@@ -146,9 +147,10 @@ static void release_operands(struct operands *o)
 		starpu_gemm_desc_destroy(o->desc[x]);
 		sg_redist_free(&o->redist[x]);
 	}
+	sg_redist_scratch_free(&o->scratch);
 }
 
-/* Collective; 0 when all three plans exist on every rank. */
+/* Collective; 0 when all three plans and their buffers exist on every rank. */
 static int plan_operands(struct operands *o, const struct sg_pgemm_args *g, MPI_Comm comm,
                          int tile)
 {
@@ -161,7 +163,9 @@ static int plan_operands(struct operands *o, const struct sg_pgemm_args *g, MPI_
 	if (!ret)
 		ret = plan_operand(&o->redist[2], g, comm, &g->c, g->C, g->ic, g->jc, g->m, g->n,
 		                   tile);
-	return all_agree(comm, ret == 0) ? 0 : -ENOMEM;
+	if (!all_agree(comm, ret == 0))
+		return -ENOMEM;
+	return sg_redist_scratch_alloc(&o->scratch, o->redist, 3);
 }
 
 /* Collective: the library's descriptors, dealt on the BLACS grid's shape. */
@@ -199,7 +203,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	 * called with beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
-		ret = sg_redist_to_tiles(&o.redist[x], o.desc[x]);
+		ret = sg_redist_to_tiles(&o.redist[x], o.desc[x], &o.scratch);
 	double t1 = MPI_Wtime();
 	if (!ret) {
 		/* Workers sleep outside this (doors/scalapack_runtime.c). */
@@ -210,7 +214,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	}
 	double t2 = MPI_Wtime();
 	if (!ret)
-		ret = sg_redist_from_tiles(&o.redist[2], o.desc[2]);
+		ret = sg_redist_from_tiles(&o.redist[2], o.desc[2], &o.scratch);
 	release_operands(&o);
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2 };
 	return ret;
