@@ -141,13 +141,13 @@ struct operands {
 	struct sg_redist_scratch scratch;
 };
 
-static void release_operands(struct operands *o)
+static void release_operands(struct operands *o, int failed)
 {
-	for (int x = 0; x < 3; x++) {
-		starpu_gemm_desc_destroy(o->desc[x]);
+	for (int x = 0; x < 3; x++)
 		sg_redist_free(&o->redist[x]);
-	}
 	sg_redist_scratch_free(&o->scratch);
+	if (o->desc[0])
+		sg_scalapack_descs_done(failed);
 }
 
 /* Collective; 0 when all three plans and their buffers exist on every rank. */
@@ -169,21 +169,13 @@ static int plan_operands(struct operands *o, const struct sg_pgemm_args *g, MPI_
 }
 
 /* Collective: the library's descriptors, dealt on the BLACS grid's shape. */
-static int create_descs(struct operands *o, const struct sg_pgemm_args *g, MPI_Comm comm,
-                        int tile)
+static int get_descs(struct operands *o, const struct sg_pgemm_args *g, MPI_Comm comm,
+                     int tile)
 {
-	struct starpu_gemm_dist dist = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
-	                                 .P = g->nprow, .Q = g->npcol };
 	int nota = g->transA == 'N', notb = g->transB == 'N';
 	int64_t shape[3][2] = { { nota ? g->m : g->k, nota ? g->k : g->m },
 	                        { notb ? g->k : g->n, notb ? g->n : g->k }, { g->m, g->n } };
-	for (int x = 0; x < 3; x++) {
-		int ret = starpu_gemm_desc_create(&o->desc[x], g->prec, shape[x][0], shape[x][1],
-		                                  tile, &dist, comm);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return sg_scalapack_descs(o->desc, g->prec, shape, tile, g->nprow, g->npcol, comm);
 }
 
 struct timings {
@@ -198,7 +190,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	double t0 = MPI_Wtime();
 	int ret = plan_operands(&o, g, comm, tile);
 	if (!ret)
-		ret = create_descs(&o, g, comm, tile);
+		ret = get_descs(&o, g, comm, tile);
 	/* With beta = 0, C is never read: its tiles stay as allocated and the tile GEMMs are
 	 * called with beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
@@ -215,7 +207,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	double t2 = MPI_Wtime();
 	if (!ret)
 		ret = sg_redist_from_tiles(&o.redist[2], o.desc[2], &o.scratch);
-	release_operands(&o);
+	release_operands(&o, ret != 0);
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2 };
 	return ret;
 }

@@ -51,9 +51,23 @@ int sg_scalapack_runtime(void);
  * until MPI_Finalize. MPI_COMM_NULL when it cannot be had (same answer on every rank). */
 MPI_Comm sg_scalapack_grid_comm(int ctxt);
 
+/* --- scalapack_tiles.c ------------------------------------------------------------------ */
+
+/* Collective over comm: the descriptors of A, B and C of a call (shape[x]: rows and columns as
+ * stored), dealt 2D block-cyclically on P x Q: the previous call's when every rank still holds
+ * them for the same shapes, precision, tile and communicator, else new ones. 0, or an error
+ * agreed by every rank. */
+int sg_scalapack_descs(struct starpu_gemm_desc *desc[3], char prec, const int64_t shape[3][2],
+                       int tile, int P, int Q, MPI_Comm comm);
+/* After the call: kept for the next one (unless failed or STARPU_GEMM_SCALAPACK_KEEP=0). */
+void sg_scalapack_descs_done(int failed);
+/* Destroys what is kept (before StarPU stops). */
+void sg_scalapack_descs_drop(void);
+
 /* Settings from the environment, read once. */
 int64_t sg_scalapack_threshold(void);  /* STARPU_GEMM_SCALAPACK_THRESHOLD */
 int sg_scalapack_verbose(void);        /* STARPU_GEMM_VERBOSE */
+int sg_scalapack_keep(void);           /* STARPU_GEMM_SCALAPACK_KEEP (default 1) */
 /* STARPU_GEMM_SCALAPACK_TILE, else by the workers (cuda: every rank has CUDA workers) and the
  * smallest of M, N, K. */
 int sg_scalapack_tile(int cuda, int64_t smallest);

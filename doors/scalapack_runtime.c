@@ -18,6 +18,7 @@ static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
 {
 	if (runtime_state == 0) {
 		starpu_resume(); /* StarPU asserts that it is not shut down paused */
+		sg_scalapack_descs_drop();
 		if (starpu_cuda_worker_get_count() > 0)
 			starpu_cublas_shutdown();
 		starpu_mpi_shutdown();
@@ -178,6 +179,14 @@ int64_t sg_scalapack_threshold(void)
 	if (threshold < 0)
 		threshold = env_int64("STARPU_GEMM_SCALAPACK_THRESHOLD", DEFAULT_THRESHOLD);
 	return threshold;
+}
+
+int sg_scalapack_keep(void)
+{
+	static int keep = -1;
+	if (keep < 0)
+		keep = env_int64("STARPU_GEMM_SCALAPACK_KEEP", 1) > 0;
+	return keep;
 }
 
 int sg_scalapack_verbose(void)

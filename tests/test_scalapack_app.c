@@ -1,7 +1,9 @@
 /* A ScaLAPACK application that knows nothing of starpu-gemm (it links ScaLAPACK only): one
  * PDGEMM on a column-major BLACS grid, through the Fortran interfaces, then its residual
  * against a local DGEMM.
- *   mpirun -np P*Q test_scalapack_app M N K TRANSA TRANSB NB P Q
+ *   mpirun -np P*Q test_scalapack_app M N K TRANSA TRANSB NB P Q [CALLS]
+ * (CALLS times C = alpha op(A) op(B) + beta C, default 1: the later calls of the same shape
+ * reuse what the first one set up, in libstarpu_gemm_scalapack).
  * Every element is a function of its global position, so each rank computes the whole
  * reference itself and compares the C elements it holds; rank 0 prints
  *   residual=R (||C - Cref||_F / (||A||_F ||B||_F K eps))
@@ -99,14 +101,15 @@ int main(int argc, char **argv)
 	int provided;
 	/* StarPU-MPI, when preloaded, needs MPI_THREAD_SERIALIZED or more. */
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-	if (argc != 9) {
-		fprintf(stderr, "usage: %s M N K TRANSA TRANSB NB P Q\n", argv[0]);
+	if (argc != 9 && argc != 10) {
+		fprintf(stderr, "usage: %s M N K TRANSA TRANSB NB P Q [CALLS]\n", argv[0]);
 		MPI_Finalize();
 		return 2;
 	}
 	int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]), nb = atoi(argv[6]);
 	int P = atoi(argv[7]), Q = atoi(argv[8]);
 	char ta = argv[4][0], tb = argv[5][0];
+	int calls = argc == 10 ? atoi(argv[9]) : 1;
 	int context, nprow, npcol, myrow, mycol, rank;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	const int minus_one = -1, zero = 0;
@@ -123,9 +126,12 @@ int main(int argc, char **argv)
 
 	const double alpha = 1.5, beta = -0.5;
 	const int one = 1;
-	pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.local, &one, &one, A.desc, B.local, &one, &one,
-	        B.desc, &beta, C.local, &one, &one, C.desc, 1, 1);
-	dgemm_(&ta, &tb, &m, &n, &k, &alpha, A.whole, &ar, B.whole, &br, &beta, C.whole, &m, 1, 1);
+	for (int call = 0; call < calls; call++) {
+		pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.local, &one, &one, A.desc, B.local, &one,
+		        &one, B.desc, &beta, C.local, &one, &one, C.desc, 1, 1);
+		dgemm_(&ta, &tb, &m, &n, &k, &alpha, A.whole, &ar, B.whole, &br, &beta, C.whole, &m,
+		       1, 1);
+	}
 
 	double local_err = 0, err = 0;
 	for (int lj = 0; lj < C.local_cols; lj++) {
@@ -140,8 +146,8 @@ int main(int argc, char **argv)
 	double residual = sqrt(err) / (norm(A.whole, (size_t)ar * ac) *
 	                               norm(B.whole, (size_t)br * bc) * k * DBL_EPSILON);
 	if (rank == 0)
-		printf("M=%d N=%d K=%d op=%c%c nb=%d grid=%dx%d (column-major) residual=%.3e\n", m,
-		       n, k, ta, tb, nb, P, Q, residual);
+		printf("M=%d N=%d K=%d op=%c%c nb=%d grid=%dx%d (column-major) calls=%d "
+		       "residual=%.3e\n", m, n, k, ta, tb, nb, P, Q, calls, residual);
 	free(A.local); free(A.whole); free(B.local); free(B.whole); free(C.local); free(C.whole);
 	blacs_gridexit_(&context);
 	MPI_Finalize();
