@@ -151,6 +151,8 @@ int sg_redist_plan(struct sg_redist *r, size_t elemsize, MPI_Datatype type, MPI_
 	r->bc_counts = malloc(4 * (size_t)r->nranks * sizeof(int));
 	if (!r->row_runs || !r->col_runs || !r->bc_counts)
 		return -ENOMEM;
+	r->mt = (int)((nrows + tile - 1) / tile);
+	r->nt = (int)((ncols + tile - 1) / tile);
 	r->bc_displs = r->bc_counts + r->nranks;
 	r->tile_counts = r->bc_displs + r->nranks;
 	r->tile_displs = r->tile_counts + r->nranks;
@@ -217,53 +219,50 @@ static void walk_local(const struct sg_redist *r, char *buf, int64_t *cursor, in
 	}
 }
 
-/* My tiles, acquired for the walk: tile (i, j) at [i / P + (j / Q) * rows], ld alongside. */
+/* My tiles of a plan, held for a walk: tile (i, j) at [i / P + (j / Q) * rows]. */
 struct held_tiles {
-	int rows, cols, acquired;
+	int rows, cols;
 	char **ptr;
 	int64_t *ld;
 	starpu_data_handle_t *handle;
 };
 
-static int alloc_held(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
-                      struct held_tiles *h)
+static int64_t local_tiles(const struct sg_redist *r, int *rows, int *cols)
 {
 	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	int mt = starpu_gemm_desc_tile_rows(desc), nt = starpu_gemm_desc_tile_cols(desc);
-	h->rows = mt > myrow ? (mt - myrow + r->nprow - 1) / r->nprow : 0;
-	h->cols = nt > mycol ? (nt - mycol + r->npcol - 1) / r->npcol : 0;
-	size_t n = (size_t)h->rows * h->cols + 1;
-	h->ptr = malloc(n * sizeof(*h->ptr));
-	h->ld = malloc(n * sizeof(*h->ld));
-	h->handle = malloc(n * sizeof(*h->handle));
-	return h->ptr && h->ld && h->handle ? 0 : -ENOMEM;
+	*rows = r->mt > myrow ? (r->mt - myrow + r->nprow - 1) / r->nprow : 0;
+	*cols = r->nt > mycol ? (r->nt - mycol + r->npcol - 1) / r->npcol : 0;
+	return (int64_t)*rows * *cols;
 }
 
-static void acquire_held(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
-                         enum starpu_data_access_mode mode, struct held_tiles *h)
+static struct held_tiles hold_tiles(const struct sg_redist *r,
+                                    const struct starpu_gemm_desc *desc,
+                                    const struct sg_redist_scratch *s,
+                                    enum starpu_data_access_mode mode)
 {
+	struct held_tiles h = { .ptr = s->tile_ptr, .ld = s->tile_ld, .handle = s->tile_handle };
 	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	for (int j = 0; j < h->cols; j++) {
-		for (int i = 0; i < h->rows; i++) {
+	local_tiles(r, &h.rows, &h.cols);
+	for (int j = 0; j < h.cols; j++) {
+		for (int i = 0; i < h.rows; i++) {
 			int ti = myrow + i * r->nprow, tj = mycol + j * r->npcol;
-			size_t at = (size_t)i + (size_t)j * h->rows;
+			size_t at = (size_t)i + (size_t)j * h.rows;
 			if (starpu_gemm_desc_owner(desc, ti, tj) != r->rank)
 				sg_fatal(__FILE__, __LINE__, "starpu_gemm_desc_owner",
 				         "tile not on the grid position of the block-cyclic layout", NULL);
-			h->handle[at] = starpu_gemm_desc_handle(desc, ti, tj);
-			SG_STARPU_FATAL(starpu_data_acquire(h->handle[at], mode), "tile to redistribute");
-			h->ptr[at] = (char *)starpu_matrix_get_local_ptr(h->handle[at]);
-			h->ld[at] = starpu_matrix_get_local_ld(h->handle[at]);
+			h.handle[at] = starpu_gemm_desc_handle(desc, ti, tj);
+			SG_STARPU_FATAL(starpu_data_acquire(h.handle[at], mode), "tile to redistribute");
+			h.ptr[at] = (char *)starpu_matrix_get_local_ptr(h.handle[at]);
+			h.ld[at] = starpu_matrix_get_local_ld(h.handle[at]);
 		}
 	}
-	h->acquired = 1;
+	return h;
 }
 
-static void release_held(struct held_tiles *h)
+static void release_tiles(const struct held_tiles *h)
 {
-	for (size_t at = 0; h->acquired && at < (size_t)h->rows * h->cols; at++)
+	for (size_t at = 0; at < (size_t)h->rows * h->cols; at++)
 		starpu_data_release(h->handle[at]);
-	h->acquired = 0;
 }
 
 /* Between my tiles and buf (packed per peer at tile_displs). */
@@ -325,15 +324,22 @@ static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int
 int sg_redist_scratch_alloc(struct sg_redist_scratch *s, const struct sg_redist *plans,
                             int nplans)
 {
-	int64_t bc = 0, tile = 0;
+	int64_t bc = 0, tile = 0, tiles = 1;
 	for (int p = 0; p < nplans; p++) {
+		int rows, cols;
 		bc = plans[p].bc_total > bc ? plans[p].bc_total : bc;
 		tile = plans[p].tile_total > tile ? plans[p].tile_total : tile;
+		int64_t mine = local_tiles(&plans[p], &rows, &cols);
+		tiles = mine > tiles ? mine : tiles;
 	}
 	s->bc_buf = malloc((size_t)bc * plans[0].elemsize + 1);
 	s->tile_buf = malloc((size_t)tile * plans[0].elemsize + 1);
 	s->cursor = malloc((size_t)plans[0].nranks * sizeof(*s->cursor));
-	int ok = s->bc_buf && s->tile_buf && s->cursor, all = 0;
+	s->tile_ptr = malloc((size_t)tiles * sizeof(*s->tile_ptr));
+	s->tile_ld = malloc((size_t)tiles * sizeof(*s->tile_ld));
+	s->tile_handle = malloc((size_t)tiles * sizeof(*s->tile_handle));
+	int ok = s->bc_buf && s->tile_buf && s->cursor && s->tile_ptr && s->tile_ld &&
+	         s->tile_handle, all = 0;
 	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, plans[0].comm));
 	if (all)
 		return 0;
@@ -346,61 +352,33 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s)
 	free(s->bc_buf);
 	free(s->tile_buf);
 	free(s->cursor);
+	free(s->tile_ptr);
+	free(s->tile_ld);
+	free(s->tile_handle);
 	*s = (struct sg_redist_scratch){ 0 };
 }
 
-static void free_held(struct held_tiles *h)
+void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                        const struct sg_redist_scratch *s)
 {
-	release_held(h);
-	free(h->ptr);
-	free(h->ld);
-	free(h->handle);
-}
-
-/* Collective: my tiles' pointers, or -ENOMEM on every rank when one rank lacks memory. */
-static int begin_move(const struct sg_redist *r, const struct starpu_gemm_desc *desc,
-                      struct held_tiles *h)
-{
-	*h = (struct held_tiles){ 0 };
-	int ok = alloc_held(r, desc, h) == 0, all = 0;
-	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm));
-	if (all)
-		return 0;
-	free_held(h);
-	return -ENOMEM;
-}
-
-int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                       const struct sg_redist_scratch *s)
-{
-	struct held_tiles h;
-	int ret = begin_move(r, desc, &h);
-	if (ret)
-		return ret;
 	walk_local(r, s->bc_buf, s->cursor, 1);
 	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
 	/* Every element of every tile is written: no need to fetch what the tile held. */
-	acquire_held(r, desc, STARPU_W, &h);
+	struct held_tiles h = hold_tiles(r, desc, s, STARPU_W);
 	walk_tiles(r, &h, s->tile_buf, s->cursor, 0);
 	walk_self(r, &h, 1);
-	free_held(&h);
-	return 0;
+	release_tiles(&h);
 }
 
-int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                         const struct sg_redist_scratch *s)
+void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                          const struct sg_redist_scratch *s)
 {
-	struct held_tiles h;
-	int ret = begin_move(r, desc, &h);
-	if (ret)
-		return ret;
-	acquire_held(r, desc, STARPU_R, &h);
+	struct held_tiles h = hold_tiles(r, desc, s, STARPU_R);
 	walk_tiles(r, &h, s->tile_buf, s->cursor, 1);
 	walk_self(r, &h, 0);
-	free_held(&h);
+	release_tiles(&h);
 	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
 	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
 	walk_local(r, s->bc_buf, s->cursor, 0);
-	return 0;
 }

@@ -39,7 +39,7 @@ struct sg_redist {
 	int rank, nranks, nprow, npcol;
 	char *local;                /* the application's local array (column-major, lld) */
 	int64_t lld;
-	int tile;
+	int tile, mt, nt;           /* tile size, tile rows and columns */
 	struct sg_run *row_runs, *col_runs;
 	int nrow_runs, ncol_runs;
 	int *bc_counts, *bc_displs;     /* per rank: elements of my local array its tiles hold */
@@ -69,6 +69,10 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
 struct sg_redist_scratch {
 	char *bc_buf, *tile_buf;
 	int64_t *cursor;
+	/* my tiles, acquired for a move: pointer, leading dimension, handle */
+	char **tile_ptr;
+	int64_t *tile_ld;
+	starpu_data_handle_t *tile_handle;
 };
 
 /* Collective over plans[0].comm (all plans on one communicator): 0, or -ENOMEM on every rank
@@ -79,11 +83,10 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s);
 
 /* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,
  * tile and grid, over r->comm), or the tiles back into the sub-matrix; the elements of the
- * local array outside the sub-matrix are never touched. Returns 0 or -ENOMEM (then on every
- * rank: the ranks agree before moving anything). */
-int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                       const struct sg_redist_scratch *s);
-int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                         const struct sg_redist_scratch *s);
+ * local array outside the sub-matrix are never touched. */
+void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                        const struct sg_redist_scratch *s);
+void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                          const struct sg_redist_scratch *s);
 
 #endif

@@ -195,7 +195,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	 * called with beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
-		ret = sg_redist_to_tiles(&o.redist[x], o.desc[x], &o.scratch);
+		sg_redist_to_tiles(&o.redist[x], o.desc[x], &o.scratch);
 	double t1 = MPI_Wtime();
 	if (!ret) {
 		/* Workers sleep outside this (doors/scalapack_runtime.c). */
@@ -206,7 +206,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	}
 	double t2 = MPI_Wtime();
 	if (!ret)
-		ret = sg_redist_from_tiles(&o.redist[2], o.desc[2], &o.scratch);
+		sg_redist_from_tiles(&o.redist[2], o.desc[2], &o.scratch);
 	release_operands(&o, ret != 0);
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2 };
 	return ret;
