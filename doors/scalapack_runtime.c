@@ -27,11 +27,11 @@ static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* The driver's measurement (README, "Performance"): when STARPU_NCPU is unset StarPU-MPI keeps
- * a core for its progress thread, which leaves a rank that mpirun bound to one core (Open MPI's
- * default for 1 or 2 ranks) with no worker at all, and a rank alone on a node with one worker
- * fewer. That thread sleeps while no MPI request is pending: give such ranks a worker on every
- * CPU of their binding. The application's own settings always win. */
+/* The driver's measurement (README, "CPU performance"): when STARPU_NCPU is unset,
+ * StarPU-MPI keeps a core for its progress thread, which leaves a rank that mpirun bound to
+ * one core (Open MPI's default for 1 or 2 ranks) with no worker at all, and a rank alone on a
+ * node with one worker fewer. That thread sleeps while no MPI request is pending: give such
+ * ranks a worker on every CPU of their binding. The application's own settings always win. */
 static void cpu_defaults(struct starpu_conf *conf)
 {
 	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
