@@ -212,14 +212,43 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	return ret;
 }
 
+/* alpha = 0 or K = 0: C = beta C where it lies. Only this rank's runs are used (any tile will
+ * do); without memory for them the call goes to PBLAS, which scales C locally too. */
+static int scale_c(const struct sg_pgemm_args *g, MPI_Comm comm, const char *symbol)
+{
+	struct sg_redist c;
+	plan_operand(&c, g, comm, &g->c, g->C, g->ic, g->jc, g->m, g->n, 1);
+	int ret = c.row_runs && c.col_runs ? 0 : -ENOMEM;
+	if (ret == 0)
+		sg_redist_for_local(&c, scale_run, &(struct scaling){ sg_precision(g->prec), g->beta });
+	sg_redist_free(&c);
+	if (ret == 0 && g->myrow == 0 && g->mycol == 0 && sg_scalapack_verbose())
+		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld grid=%dx%d: "
+		        "C = beta C in place, no product\n", symbol, (long long)g->m,
+		        (long long)g->n, (long long)g->k, g->nprow, g->npcol);
+	return ret;
+}
+
+/* The tile: the setting every rank agreed on, else by the workers and the smallest of M, N
+ * and K; never more than the largest. */
+static int choose_tile(const struct sg_pgemm_args *g, int cuda_everywhere, int setting)
+{
+	int64_t smallest = g->m < g->n ? g->m : g->n, largest = g->m > g->n ? g->m : g->n;
+	smallest = smallest < g->k ? smallest : g->k;
+	largest = largest > g->k ? largest : g->k;
+	int tile = setting > 0 ? setting : sg_scalapack_tile(cuda_everywhere, smallest);
+	return tile > largest ? (int)largest : tile;
+}
+
 /* Collective over the grid. 0 when the call was done here, else the caller hands it on. */
 static int door(const struct sg_pgemm_args *g, const char *symbol)
 {
 	MPI_Comm comm = sg_scalapack_grid_comm(g->a.ctxt);
 	int ok = sg_pgemm_args_valid(g) && distributed(g) && sg_scalapack_runtime() == 0;
-	int cuda = ok && starpu_cuda_worker_get_count() > 0;
-	int mine[2] = { ok, cuda }, all[2];
-	SG_MPI_FATAL(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm));
+	/* All ranks must cut the matrices alike: the smallest wins. */
+	int mine[3] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting() };
+	int all[3];
+	SG_MPI_FATAL(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm));
 	if (!all[0])
 		return -EINVAL;
 
@@ -228,29 +257,10 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	int no_product = scalar_is(p, g->alpha, 0) || g->k == 0;
 	if (g->m == 0 || g->n == 0 || (no_product && scalar_is(p, g->beta, 1)))
 		return 0;
-	if (no_product) {
-		/* Only this rank's runs are used (any tile will do); without memory for them the
-		 * call goes to PBLAS, which scales C locally too, without communication. */
-		struct sg_redist c;
-		plan_operand(&c, g, comm, &g->c, g->C, g->ic, g->jc, g->m, g->n, 1);
-		int ret = c.row_runs && c.col_runs ? 0 : -ENOMEM;
-		if (ret == 0)
-			sg_redist_for_local(&c, scale_run, &(struct scaling){ p, g->beta });
-		sg_redist_free(&c);
-		if (ret == 0 && g->myrow == 0 && g->mycol == 0 && sg_scalapack_verbose())
-			fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld grid=%dx%d: "
-			        "C = beta C in place, no product\n", symbol, (long long)g->m,
-			        (long long)g->n, (long long)g->k, g->nprow, g->npcol);
-		return ret;
-	}
+	if (no_product)
+		return scale_c(g, comm, symbol);
 
-	int64_t smallest = g->m < g->n ? g->m : g->n;
-	smallest = smallest < g->k ? smallest : g->k;
-	int64_t largest = g->m > g->n ? g->m : g->n;
-	largest = largest > g->k ? largest : g->k;
-	int tile = sg_scalapack_tile(all[1], smallest);
-	if (tile > largest)
-		tile = (int)largest;
+	int tile = choose_tile(g, all[1], all[2]);
 	struct timings t;
 	int ret = multiply(g, comm, tile, &t);
 	int rank;

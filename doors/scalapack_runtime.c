@@ -201,12 +201,15 @@ int sg_scalapack_verbose(void)
  * smallest dimension reaches 32768. */
 int sg_scalapack_tile(int cuda, int64_t smallest)
 {
-	static int64_t tile = -1;
-	if (tile < 0)
-		tile = env_int64("STARPU_GEMM_SCALAPACK_TILE", 0);
-	if (tile > 0 && tile <= (1 << 20))
-		return (int)tile;
 	if (!cuda)
 		return 512;
 	return smallest >= 32768 ? 4096 : 2048;
+}
+
+int sg_scalapack_tile_setting(void)
+{
+	static int64_t tile = -1;
+	if (tile < 0)
+		tile = env_int64("STARPU_GEMM_SCALAPACK_TILE", 0);
+	return tile <= (1 << 20) ? (int)tile : 0;
 }
