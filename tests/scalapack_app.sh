@@ -12,25 +12,8 @@ if [ ! -x "$prog" ]; then
   echo "SKIP: built without ScaLAPACK (libscalapack-openmpi-dev)"
   exit 77
 fi
-run="$top_srcdir/tests/mpirun.sh"
-lib="$top_builddir/.libs/libstarpu_gemm_scalapack.so"
-# configure --enable-sanitizers: the library carries AddressSanitizer, whose runtime must be
-# the first library of a process, and the testers do not: preload that runtime first. Leaks are
-# not looked for here (ScaLAPACK's, BLACS's and Open MPI's own would bury ours); the library's
-# memory errors still stop the run.
-if [ "${SG_SANITIZERS:-no}" = yes ]; then
-  lib="$(ldd "$lib" | awk '/libasan/ { print $3 }'):$lib"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
+. "$top_srcdir/tests/scalapack_common.sh"
 preload=(-x LD_PRELOAD="$lib" -x STARPU_GEMM_VERBOSE=1 -x OPENBLAS_NUM_THREADS=1)
-export SG_TEST_TIMEOUT=${SG_TEST_TIMEOUT:-120}
-failures=0
-
-fail() {
-  echo "FAIL $1; output:"
-  echo "$2"
-  failures=$((failures + 1))
-}
 
 residual() { sed -n 's/.*residual=\([^ ]*\).*/\1/p' <<< "$1"; }
 ours() { grep -c "^starpu_gemm_scalapack: pdgemm_ " <<< "$1"; }

@@ -14,21 +14,10 @@ if [ ! -x "$testers/dpb3tst" ]; then
   echo "SKIP: the PBLAS testers are missing (apt-get install scalapack-mpi-test)"
   exit 77
 fi
-run="$top_srcdir/tests/mpirun.sh"
-lib="$top_builddir/.libs/libstarpu_gemm_scalapack.so"
-# configure --enable-sanitizers: the library carries AddressSanitizer, whose runtime must be
-# the first library of a process, and the testers do not: preload that runtime first. Leaks are
-# not looked for here (ScaLAPACK's, BLACS's and Open MPI's own would bury ours); the library's
-# memory errors still stop the run.
-if [ "${SG_SANITIZERS:-no}" = yes ]; then
-  lib="$(ldd "$lib" | awk '/libasan/ { print $3 }'):$lib"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
+. "$top_srcdir/tests/scalapack_common.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-export SG_TEST_TIMEOUT=${SG_TEST_TIMEOUT:-120}
-failures=0
 
 # The stock file with every routine but GEMM switched off.
 only_gemm() {
@@ -79,11 +68,9 @@ check() {
     echo "PASS ${lower}pb3tst $what on $np ranks: $passed/$total GEMM tests PASSED, $ours calls" \
          "done by libstarpu_gemm_scalapack"
   else
-    echo "FAIL ${lower}pb3tst $what on $np ranks: exit $status, tests ${total:-?} passed" \
-         "${passed:-?} failed ${failed:-?} skipped ${skipped:-?}, our calls $ours (expected" \
-         "$expected), error exits $errexit; log:"
-    cat "$log"
-    failures=$((failures + 1))
+    fail "${lower}pb3tst $what on $np ranks: exit $status, tests ${total:-?} passed \
+${passed:-?} failed ${failed:-?} skipped ${skipped:-?}, our calls $ours (expected $expected), \
+error exits $errexit" "$(cat "$log")"
   fi
 }
 
