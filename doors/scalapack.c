@@ -244,7 +244,8 @@ static int choose_tile(const struct sg_pgemm_args *g, int cuda_everywhere, int s
 static int door(const struct sg_pgemm_args *g, const char *symbol)
 {
 	MPI_Comm comm = sg_scalapack_grid_comm(g->a.ctxt);
-	int ok = sg_pgemm_args_valid(g) && distributed(g) && sg_scalapack_runtime() == 0;
+	int ok = sg_pgemm_args_valid(g) && distributed(g) &&
+	         sg_scalapack_runtime(g->myrow == 0 && g->mycol == 0) == 0;
 	/* All ranks must cut the matrices alike: the smallest wins. */
 	int mine[3] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting() };
 	int all[3];

@@ -44,8 +44,9 @@ int sg_pgemm_args_valid(const struct sg_pgemm_args *g);
 
 /* Starts StarPU and StarPU-MPI on first call (MPI must be initialised with at least
  * MPI_THREAD_SERIALIZED) and arranges their shutdown at the start of MPI_Finalize. Returns 0
- * when they run; an error stays: later calls return it at once. */
-int sg_scalapack_runtime(void);
+ * when they run; an error stays: later calls return it at once. speak: this process says
+ * why when the thread level is too low (every process has the same). */
+int sg_scalapack_runtime(int speak);
 /* Collective over the grid of ctxt on a first call for its set of processes: a private
  * duplicate of the grid's communicator (rank r = grid position (r / npcol, r % npcol)), kept
  * until MPI_Finalize. MPI_COMM_NULL when it cannot be had (same answer on every rank). */

@@ -49,16 +49,18 @@ static void cpu_defaults(struct starpu_conf *conf)
 		conf->ncpus = cpus;
 }
 
-static int start_runtime(void)
+static int start_runtime(int speak)
 {
 	int provided;
 	SG_MPI_FATAL(MPI_Query_thread(&provided));
 	if (provided < MPI_THREAD_SERIALIZED) {
-		/* StarPU-MPI's progress thread calls MPI beside the application's thread. */
-		fprintf(stderr, "starpu_gemm_scalapack: warning: MPI was initialised with thread "
-		        "level %d, StarPU-MPI needs MPI_THREAD_SERIALIZED or more (MPI_Init_thread; "
-		        "Open MPI: OMPI_MPI_THREAD_LEVEL=3): p?gemm_ calls go to ScaLAPACK\n",
-		        provided);
+		/* StarPU-MPI's progress thread calls MPI beside the application's thread. The
+		 * same for every process: one of them says so. */
+		if (speak)
+			fprintf(stderr, "starpu_gemm_scalapack: warning: MPI was initialised with "
+			        "thread level %d, StarPU-MPI needs MPI_THREAD_SERIALIZED or more "
+			        "(MPI_Init_thread; Open MPI: OMPI_MPI_THREAD_LEVEL=3): p?gemm_ calls go "
+			        "to ScaLAPACK\n", provided);
 		return -EPROTONOSUPPORT;
 	}
 	struct starpu_conf conf;
@@ -89,10 +91,10 @@ static int start_runtime(void)
 }
 
 /* StarPU starts paused: its workers run only inside starpu_gemm_pgemm (doors/scalapack.c). */
-int sg_scalapack_runtime(void)
+int sg_scalapack_runtime(int speak)
 {
 	if (runtime_state == 1)
-		runtime_state = start_runtime();
+		runtime_state = start_runtime(speak);
 	return runtime_state;
 }
 

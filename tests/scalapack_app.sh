@@ -2,7 +2,7 @@
 # An application never compiled against starpu-gemm (tests/test_scalapack_app.c: ScaLAPACK
 # only, column-major BLACS grid) gives the same residual with libstarpu_gemm_scalapack
 # preloaded as without it: 1, 2 and 4 ranks, all transposes, block sizes that do not divide
-# the sizes, grids 1x1 1x2 2x1 2x2. Then bench/scalapack_pdgemm (it prints no residual) runs
+# the sizes, grids 1x1 1x2 2x1 2x2, sizes up to 700, repeated calls. Then bench/scalapack_pdgemm (it prints no residual) runs
 # through the preload, and below the default threshold the preload hands the call to
 # ScaLAPACK.
 set -u
@@ -20,7 +20,8 @@ ours() { grep -c "^starpu_gemm_scalapack: pdgemm_ " <<< "$1"; }
 
 # NP M N K TRANSA TRANSB NB P Q CALLS (the calls after the first reuse its tiles)
 for case in "1 130 120 110 N N 32 1 1 1" "2 301 257 173 N T 37 1 2 3" "2 211 97 150 T N 17 2 1 1" \
-            "4 160 190 140 T T 24 2 2 2" "4 97 203 64 C N 8 2 2 1"; do
+            "4 160 190 140 T T 24 2 2 2" "4 97 203 64 C N 8 2 2 1" \
+            "2 700 650 600 N N 64 2 1 2"; do
   set -- $case
   np=$1
   shift
