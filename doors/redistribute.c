@@ -321,25 +321,37 @@ static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int
 	}
 }
 
-int sg_redist_scratch_alloc(struct sg_redist_scratch *s, const struct sg_redist *plans,
-                            int nplans)
+int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                              int nplans)
 {
-	int64_t bc = 0, tile = 0, tiles = 1;
+	struct sg_redist_scratch need = { .ranks = (size_t)plans[0].nranks, .tiles = 1 };
 	for (int p = 0; p < nplans; p++) {
 		int rows, cols;
-		bc = plans[p].bc_total > bc ? plans[p].bc_total : bc;
-		tile = plans[p].tile_total > tile ? plans[p].tile_total : tile;
-		int64_t mine = local_tiles(&plans[p], &rows, &cols);
-		tiles = mine > tiles ? mine : tiles;
+		size_t bc = (size_t)plans[p].bc_total * plans[p].elemsize + 1;
+		size_t tile = (size_t)plans[p].tile_total * plans[p].elemsize + 1;
+		size_t tiles = (size_t)local_tiles(&plans[p], &rows, &cols);
+		need.bc_bytes = bc > need.bc_bytes ? bc : need.bc_bytes;
+		need.tile_bytes = tile > need.tile_bytes ? tile : need.tile_bytes;
+		need.tiles = tiles > need.tiles ? tiles : need.tiles;
 	}
-	s->bc_buf = malloc((size_t)bc * plans[0].elemsize + 1);
-	s->tile_buf = malloc((size_t)tile * plans[0].elemsize + 1);
-	s->cursor = malloc((size_t)plans[0].nranks * sizeof(*s->cursor));
-	s->tile_ptr = malloc((size_t)tiles * sizeof(*s->tile_ptr));
-	s->tile_ld = malloc((size_t)tiles * sizeof(*s->tile_ld));
-	s->tile_handle = malloc((size_t)tiles * sizeof(*s->tile_handle));
-	int ok = s->bc_buf && s->tile_buf && s->cursor && s->tile_ptr && s->tile_ld &&
-	         s->tile_handle, all = 0;
+	int ok = s->bc_bytes >= need.bc_bytes && s->tile_bytes >= need.tile_bytes &&
+	         s->ranks >= need.ranks && s->tiles >= need.tiles;
+	if (!ok) {
+		sg_redist_scratch_free(s);
+		s->bc_buf = malloc(need.bc_bytes);
+		s->tile_buf = malloc(need.tile_bytes);
+		s->cursor = malloc(need.ranks * sizeof(*s->cursor));
+		s->tile_ptr = malloc(need.tiles * sizeof(*s->tile_ptr));
+		s->tile_ld = malloc(need.tiles * sizeof(*s->tile_ld));
+		s->tile_handle = malloc(need.tiles * sizeof(*s->tile_handle));
+		ok = s->bc_buf && s->tile_buf && s->cursor && s->tile_ptr && s->tile_ld &&
+		     s->tile_handle;
+		s->bc_bytes = need.bc_bytes;
+		s->tile_bytes = need.tile_bytes;
+		s->ranks = need.ranks;
+		s->tiles = need.tiles;
+	}
+	int all = 0;
 	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, plans[0].comm));
 	if (all)
 		return 0;

@@ -64,8 +64,9 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
                                                               const void *arg),
                          const void *arg);
 
-/* The packing buffers, shared by the moves of one call: sized once for the largest plan, so
- * their pages are touched once per call, not once per matrix and direction. */
+/* The packing buffers, shared by the moves of a call (sized for its largest plan) and kept for
+ * the next calls while large enough, so their pages are touched once, not once per matrix and
+ * direction. Starts zeroed. */
 struct sg_redist_scratch {
 	char *bc_buf, *tile_buf;
 	int64_t *cursor;
@@ -73,12 +74,14 @@ struct sg_redist_scratch {
 	char **tile_ptr;
 	int64_t *tile_ld;
 	starpu_data_handle_t *tile_handle;
+	size_t bc_bytes, tile_bytes, ranks, tiles;   /* what they hold */
 };
 
-/* Collective over plans[0].comm (all plans on one communicator): 0, or -ENOMEM on every rank
- * when one rank lacks memory. */
-int sg_redist_scratch_alloc(struct sg_redist_scratch *s, const struct sg_redist *plans,
-                            int nplans);
+/* Collective over plans[0].comm (all plans on one communicator): s holds enough for the plans
+ * (reallocated if not), 0; or -ENOMEM on every rank when one rank lacks memory (s is then
+ * freed). */
+int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                              int nplans);
 void sg_redist_scratch_free(struct sg_redist_scratch *s);
 
 /* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,

@@ -138,15 +138,14 @@ static int plan_operand(struct sg_redist *r, const struct sg_pgemm_args *g, MPI_
 struct operands {
 	struct sg_redist redist[3];          /* A, B, C */
 	struct starpu_gemm_desc *desc[3];
-	struct sg_redist_scratch scratch;
+	struct sg_redist_scratch *scratch;
 };
 
 static void release_operands(struct operands *o, int failed)
 {
 	for (int x = 0; x < 3; x++)
 		sg_redist_free(&o->redist[x]);
-	sg_redist_scratch_free(&o->scratch);
-	if (o->desc[0])
+	if (o->desc[0] || o->scratch)
 		sg_scalapack_descs_done(failed);
 }
 
@@ -165,7 +164,7 @@ static int plan_operands(struct operands *o, const struct sg_pgemm_args *g, MPI_
 		                   tile);
 	if (!all_agree(comm, ret == 0))
 		return -ENOMEM;
-	return sg_redist_scratch_alloc(&o->scratch, o->redist, 3);
+	return sg_scalapack_scratch(&o->scratch, o->redist, 3);
 }
 
 /* Collective: the library's descriptors, dealt on the BLACS grid's shape. */
@@ -195,7 +194,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	 * called with beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
-		sg_redist_to_tiles(&o.redist[x], o.desc[x], &o.scratch);
+		sg_redist_to_tiles(&o.redist[x], o.desc[x], o.scratch);
 	double t1 = MPI_Wtime();
 	if (!ret) {
 		/* Workers sleep outside this (doors/scalapack_runtime.c). */
@@ -206,7 +205,7 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	}
 	double t2 = MPI_Wtime();
 	if (!ret)
-		sg_redist_from_tiles(&o.redist[2], o.desc[2], &o.scratch);
+		sg_redist_from_tiles(&o.redist[2], o.desc[2], o.scratch);
 	release_operands(&o, ret != 0);
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2 };
 	return ret;

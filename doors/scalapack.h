@@ -60,7 +60,11 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt);
  * agreed by every rank. */
 int sg_scalapack_descs(struct starpu_gemm_desc *desc[3], char prec, const int64_t shape[3][2],
                        int tile, int P, int Q, MPI_Comm comm);
-/* After the call: kept for the next one (unless failed or STARPU_GEMM_SCALAPACK_KEEP=0). */
+/* Collective: packing buffers for the plans of a call. 0, or -ENOMEM on every rank. */
+int sg_scalapack_scratch(struct sg_redist_scratch **scratch, const struct sg_redist *plans,
+                         int nplans);
+/* After the call: descriptors and buffers kept for the next one (unless failed or
+ * STARPU_GEMM_SCALAPACK_KEEP=0). */
 void sg_scalapack_descs_done(int failed);
 /* Destroys what is kept (before StarPU stops). */
 void sg_scalapack_descs_drop(void);

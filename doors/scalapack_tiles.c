@@ -1,8 +1,9 @@
-/* The library descriptors behind the drop-in's calls. Allocating a call's tiles costs page
+/* What the drop-in's calls keep for the next ones. Allocating a call's tiles costs page
  * faults (and pinning, on GPU nodes) for a copy of each rank's share of A, B and C, every call:
  * applications call p?gemm_ again and again with the same shapes, so the last call's
- * descriptors are kept for the next one while STARPU_GEMM_SCALAPACK_KEEP is not 0, at the
- * price of that copy staying allocated between calls. */
+ * descriptors are kept for the next one, and the packing buffers for any next one, while
+ * STARPU_GEMM_SCALAPACK_KEEP is not 0, at the price of that memory staying allocated between
+ * calls. */
 #include <string.h>
 #include "doors/scalapack.h"
 #include "common/errors.h"
@@ -16,12 +17,27 @@ static struct kept_descs {
 	struct starpu_gemm_desc *desc[3];
 } kept;
 
-void sg_scalapack_descs_drop(void)
+static struct sg_redist_scratch kept_scratch;
+
+int sg_scalapack_scratch(struct sg_redist_scratch **scratch, const struct sg_redist *plans,
+                         int nplans)
+{
+	*scratch = &kept_scratch;
+	return sg_redist_scratch_reserve(&kept_scratch, plans, nplans);
+}
+
+static void drop_descs(void)
 {
 	/* Destroying tiles sends nothing: no other rank needs to take part. */
 	for (int x = 0; x < 3; x++)
 		starpu_gemm_desc_destroy(kept.desc[x]);
 	memset(&kept, 0, sizeof(kept));
+}
+
+void sg_scalapack_descs_drop(void)
+{
+	drop_descs();
+	sg_redist_scratch_free(&kept_scratch);
 }
 
 static int kept_for(char prec, const int64_t shape[3][2], int tile, int P, int Q, MPI_Comm comm)
@@ -39,14 +55,14 @@ int sg_scalapack_descs(struct starpu_gemm_desc *desc[3], char prec, const int64_
 	if (!all) {
 		/* Every rank's tag allocator is empty again before the new descriptors take their
 		 * tags, so the ranks agree on them. */
-		sg_scalapack_descs_drop();
+		drop_descs();
 		struct starpu_gemm_dist dist = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
 		                                 .P = P, .Q = Q };
 		for (int x = 0; x < 3; x++) {
 			int ret = starpu_gemm_desc_create(&kept.desc[x], prec, shape[x][0], shape[x][1],
 			                                  tile, &dist, comm);
 			if (ret) {
-				sg_scalapack_descs_drop();
+				drop_descs();
 				return ret;
 			}
 		}
