@@ -190,8 +190,8 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	int ret = plan_operands(&o, g, comm, tile);
 	if (!ret)
 		ret = get_descs(&o, g, comm, tile);
-	/* With beta = 0, C is never read: its tiles stay as allocated and the tile GEMMs are
-	 * called with beta = 0, which BLAS and cuBLAS define as not reading C. */
+	/* With beta = 0, C is never read: its tiles are not filled (they hold whatever they
+	 * held) and the tile GEMMs get beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
 		sg_redist_to_tiles(&o.redist[x], o.desc[x], o.scratch);
