@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev pkg-config
           autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl
-          valgrind libblas-test python3-numpy)
+          valgrind libblas-test python3-numpy scalapack-mpi-test)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,396 @@
+/* Block-cyclic <-> tiles, with one MPI_Alltoallv per matrix and direction.
+ *
+ * Both layouts deal their blocks over the same P x Q grid, so the element (r, c) of the
+ * sub-matrix goes from the block-cyclic owner (bc_proc(r), bc_proc(c)) to the tile owner
+ * (tile(r) mod P, tile(c) mod Q). Cutting each dimension into runs that sit in one block and
+ * one tile, every side visits what it exchanges with a peer in the same order (columns
+ * ascending, then row runs ascending), so a buffer packed per peer needs no indices. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "doors/redistribute.h"
+#include "common/errors.h"
+
+/* Local index of the first element of block b on the process holding it: the blocks of
+ * that process before b are b mod nprocs, b mod nprocs + nprocs, ..., all of block size
+ * except block 0. */
+static int64_t block_local_start(const struct sg_bc_axis *a, int64_t b)
+{
+	int64_t before = b / a->nprocs;
+	if (b % a->nprocs == 0 && before > 0)
+		return a->first_block + (before - 1) * a->block;
+	return before * a->block;
+}
+
+static int64_t block_first(const struct sg_bc_axis *a, int64_t b)
+{
+	return b == 0 ? 0 : a->first_block + (b - 1) * a->block;
+}
+
+static int64_t block_of(const struct sg_bc_axis *a, int64_t g)
+{
+	return g < a->first_block ? 0 : 1 + (g - a->first_block) / a->block;
+}
+
+static int block_proc(const struct sg_bc_axis *a, int64_t b)
+{
+	return (int)((a->src + b) % a->nprocs);
+}
+
+int64_t sg_bc_local_count(const struct sg_bc_axis *a, int proc)
+{
+	if (a->extent <= 0)
+		return 0;
+	int64_t nblocks = a->extent <= a->first_block
+	                ? 1 : 1 + (a->extent - a->first_block + a->block - 1) / a->block;
+	int64_t dist = ((int64_t)proc - a->src + a->nprocs) % a->nprocs;
+	if (dist >= nblocks)
+		return 0;
+	int64_t last = dist + (nblocks - 1 - dist) / a->nprocs * a->nprocs;
+	int64_t end = last == 0 ? a->first_block : block_first(a, last) + a->block;
+	if (end > a->extent)
+		end = a->extent;
+	return block_local_start(a, last) + end - block_first(a, last);
+}
+
+/* Runs of the n indices from global index g0; out NULL only counts them. */
+static int make_runs(const struct sg_bc_axis *a, int64_t g0, int64_t n, int tile,
+                     struct sg_run *out)
+{
+	int count = 0;
+	for (int64_t pos = 0; pos < n; count++) {
+		int64_t g = g0 + pos, b = block_of(a, g);
+		int64_t block_end = b == 0 ? a->first_block : block_first(a, b) + a->block;
+		int t = (int)(pos / tile);
+		int64_t len = block_end - g;
+		if (len > (int64_t)(t + 1) * tile - pos)
+			len = (int64_t)(t + 1) * tile - pos;
+		if (len > n - pos)
+			len = n - pos;
+		if (out)
+			out[count] = (struct sg_run){ .first = pos, .len = (int)len,
+				.bc_proc = block_proc(a, b),
+				.bc_local = block_local_start(a, b) + g - block_first(a, b), .tile = t };
+		pos += len;
+	}
+	return count;
+}
+
+static struct sg_run *runs_of(const struct sg_bc_axis *a, int64_t g0, int64_t n, int tile,
+                              int *count)
+{
+	*count = make_runs(a, g0, n, tile, NULL);
+	struct sg_run *runs = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(*runs));
+	if (runs)
+		make_runs(a, g0, n, tile, runs);
+	return runs;
+}
+
+/* Elements per peer: my block-cyclic part sent to (or received from) the peer's tiles is the
+ * product of my rows falling on its tile rows and my columns falling on its tile columns; and
+ * the same the other way round. */
+static int64_t run_lengths(const struct sg_run *runs, int n, int bc_proc, int tile_proc,
+                           int nprocs)
+{
+	int64_t sum = 0;
+	for (int k = 0; k < n; k++)
+		if ((bc_proc < 0 || runs[k].bc_proc == bc_proc) &&
+		    (tile_proc < 0 || runs[k].tile % nprocs == tile_proc))
+			sum += runs[k].len;
+	return sum;
+}
+
+static int fill_counts(struct sg_redist *r)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	int64_t bc_total = 0, tile_total = 0;
+	for (int p = 0; p < r->nprow; p++) {
+		for (int q = 0; q < r->npcol; q++) {
+			int peer = p * r->npcol + q;
+			/* What stays on this rank is copied directly (walk_self), not through MPI. */
+			int64_t out = peer == r->rank ? 0 :
+			              run_lengths(r->row_runs, r->nrow_runs, myrow, p, r->nprow) *
+			              run_lengths(r->col_runs, r->ncol_runs, mycol, q, r->npcol);
+			int64_t in = peer == r->rank ? 0 :
+			             run_lengths(r->row_runs, r->nrow_runs, p, myrow, r->nprow) *
+			             run_lengths(r->col_runs, r->ncol_runs, q, mycol, r->npcol);
+			if (bc_total + out > INT_MAX || tile_total + in > INT_MAX)
+				return -E2BIG;
+			r->bc_counts[peer] = (int)out;
+			r->bc_displs[peer] = (int)bc_total;
+			r->tile_counts[peer] = (int)in;
+			r->tile_displs[peer] = (int)tile_total;
+			bc_total += out;
+			tile_total += in;
+		}
+	}
+	r->bc_total = bc_total;
+	r->tile_total = tile_total;
+	return 0;
+}
+
+int sg_redist_plan(struct sg_redist *r, size_t elemsize, MPI_Datatype type, MPI_Comm comm,
+                   int nprow, int npcol, void *local, int64_t lld, const struct sg_bc_axis *rows,
+                   const struct sg_bc_axis *cols, int64_t i0, int64_t j0, int64_t nrows,
+                   int64_t ncols, int tile)
+{
+	memset(r, 0, sizeof(*r));
+	r->elemsize = elemsize;
+	r->type = type;
+	r->comm = comm;
+	r->nprow = nprow;
+	r->npcol = npcol;
+	r->local = local;
+	r->lld = lld;
+	r->tile = tile;
+	SG_MPI_FATAL(MPI_Comm_rank(comm, &r->rank));
+	SG_MPI_FATAL(MPI_Comm_size(comm, &r->nranks));
+	r->row_runs = runs_of(rows, i0, nrows, tile, &r->nrow_runs);
+	r->col_runs = runs_of(cols, j0, ncols, tile, &r->ncol_runs);
+	r->bc_counts = malloc(4 * (size_t)r->nranks * sizeof(int));
+	if (!r->row_runs || !r->col_runs || !r->bc_counts)
+		return -ENOMEM;
+	r->mt = (int)((nrows + tile - 1) / tile);
+	r->nt = (int)((ncols + tile - 1) / tile);
+	r->bc_displs = r->bc_counts + r->nranks;
+	r->tile_counts = r->bc_displs + r->nranks;
+	r->tile_displs = r->tile_counts + r->nranks;
+	return fill_counts(r);
+}
+
+void sg_redist_free(struct sg_redist *r)
+{
+	free(r->row_runs);
+	free(r->col_runs);
+	free(r->bc_counts);
+	memset(r, 0, sizeof(*r));
+}
+
+static void copy(void *buf, void *mine, size_t bytes, int to_buf)
+{
+	if (to_buf)
+		memcpy(buf, mine, bytes);
+	else
+		memcpy(mine, buf, bytes);
+}
+
+void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int count,
+                                                              const void *arg),
+                         const void *arg)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		for (int k = 0; c->bc_proc == mycol && k < c->len; k++) {
+			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * r->elemsize;
+			for (int rr = 0; rr < r->nrow_runs; rr++)
+				if (r->row_runs[rr].bc_proc == myrow)
+					fn(column + (size_t)r->row_runs[rr].bc_local * r->elemsize,
+					   r->row_runs[rr].len, arg);
+		}
+	}
+}
+
+/* Between the local array and buf (packed per peer at bc_displs). */
+static void walk_local(const struct sg_redist *r, char *buf, int64_t *cursor, int to_buf)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	size_t es = r->elemsize;
+	memset(cursor, 0, (size_t)r->nranks * sizeof(*cursor));
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if (c->bc_proc != mycol)
+			continue;
+		for (int k = 0; k < c->len; k++) {
+			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
+			for (int rr = 0; rr < r->nrow_runs; rr++) {
+				const struct sg_run *w = &r->row_runs[rr];
+				if (w->bc_proc != myrow)
+					continue;
+				int peer = (w->tile % r->nprow) * r->npcol + c->tile % r->npcol;
+				if (peer == r->rank)
+					continue;
+				copy(buf + (size_t)(r->bc_displs[peer] + cursor[peer]) * es,
+				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_buf);
+				cursor[peer] += w->len;
+			}
+		}
+	}
+}
+
+/* My tiles of a plan, held for a walk: tile (i, j) at [i / P + (j / Q) * rows]. */
+struct held_tiles {
+	int rows, cols;
+	char **ptr;
+	int64_t *ld;
+	starpu_data_handle_t *handle;
+};
+
+static int64_t local_tiles(const struct sg_redist *r, int *rows, int *cols)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	*rows = r->mt > myrow ? (r->mt - myrow + r->nprow - 1) / r->nprow : 0;
+	*cols = r->nt > mycol ? (r->nt - mycol + r->npcol - 1) / r->npcol : 0;
+	return (int64_t)*rows * *cols;
+}
+
+static struct held_tiles hold_tiles(const struct sg_redist *r,
+                                    const struct starpu_gemm_desc *desc,
+                                    const struct sg_redist_scratch *s,
+                                    enum starpu_data_access_mode mode)
+{
+	struct held_tiles h = { .ptr = s->tile_ptr, .ld = s->tile_ld, .handle = s->tile_handle };
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	local_tiles(r, &h.rows, &h.cols);
+	for (int j = 0; j < h.cols; j++) {
+		for (int i = 0; i < h.rows; i++) {
+			int ti = myrow + i * r->nprow, tj = mycol + j * r->npcol;
+			size_t at = (size_t)i + (size_t)j * h.rows;
+			if (starpu_gemm_desc_owner(desc, ti, tj) != r->rank)
+				sg_fatal(__FILE__, __LINE__, "starpu_gemm_desc_owner",
+				         "tile not on the grid position of the block-cyclic layout", NULL);
+			h.handle[at] = starpu_gemm_desc_handle(desc, ti, tj);
+			SG_STARPU_FATAL(starpu_data_acquire(h.handle[at], mode), "tile to redistribute");
+			h.ptr[at] = (char *)starpu_matrix_get_local_ptr(h.handle[at]);
+			h.ld[at] = starpu_matrix_get_local_ld(h.handle[at]);
+		}
+	}
+	return h;
+}
+
+static void release_tiles(const struct held_tiles *h)
+{
+	for (size_t at = 0; at < (size_t)h->rows * h->cols; at++)
+		starpu_data_release(h->handle[at]);
+}
+
+/* Between my tiles and buf (packed per peer at tile_displs). */
+static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h, char *buf,
+                       int64_t *cursor, int to_buf)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	size_t es = r->elemsize;
+	memset(cursor, 0, (size_t)r->nranks * sizeof(*cursor));
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if (c->tile % r->npcol != mycol)
+			continue;
+		for (int k = 0; k < c->len; k++) {
+			int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+			for (int rr = 0; rr < r->nrow_runs; rr++) {
+				const struct sg_run *w = &r->row_runs[rr];
+				if (w->tile % r->nprow != myrow)
+					continue;
+				int peer = w->bc_proc * r->npcol + c->bc_proc;
+				if (peer == r->rank)
+					continue;
+				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
+				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
+				copy(buf + (size_t)(r->tile_displs[peer] + cursor[peer]) * es,
+				     h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
+				     (size_t)w->len * es, to_buf);
+				cursor[peer] += w->len;
+			}
+		}
+	}
+}
+
+/* What this rank holds in both layouts: straight between the local array and its tiles. */
+static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int to_tiles)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	size_t es = r->elemsize;
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if (c->bc_proc != mycol || c->tile % r->npcol != mycol)
+			continue;
+		for (int k = 0; k < c->len; k++) {
+			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
+			int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+			for (int rr = 0; rr < r->nrow_runs; rr++) {
+				const struct sg_run *w = &r->row_runs[rr];
+				if (w->bc_proc != myrow || w->tile % r->nprow != myrow)
+					continue;
+				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
+				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
+				copy(h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
+				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_tiles);
+			}
+		}
+	}
+}
+
+int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                              int nplans)
+{
+	struct sg_redist_scratch need = { .ranks = (size_t)plans[0].nranks, .tiles = 1 };
+	for (int p = 0; p < nplans; p++) {
+		int rows, cols;
+		size_t bc = (size_t)plans[p].bc_total * plans[p].elemsize + 1;
+		size_t tile = (size_t)plans[p].tile_total * plans[p].elemsize + 1;
+		size_t tiles = (size_t)local_tiles(&plans[p], &rows, &cols);
+		need.bc_bytes = bc > need.bc_bytes ? bc : need.bc_bytes;
+		need.tile_bytes = tile > need.tile_bytes ? tile : need.tile_bytes;
+		need.tiles = tiles > need.tiles ? tiles : need.tiles;
+	}
+	int ok = s->bc_bytes >= need.bc_bytes && s->tile_bytes >= need.tile_bytes &&
+	         s->ranks >= need.ranks && s->tiles >= need.tiles;
+	if (!ok) {
+		sg_redist_scratch_free(s);
+		s->bc_buf = malloc(need.bc_bytes);
+		s->tile_buf = malloc(need.tile_bytes);
+		s->cursor = malloc(need.ranks * sizeof(*s->cursor));
+		s->tile_ptr = malloc(need.tiles * sizeof(*s->tile_ptr));
+		s->tile_ld = malloc(need.tiles * sizeof(*s->tile_ld));
+		s->tile_handle = malloc(need.tiles * sizeof(*s->tile_handle));
+		ok = s->bc_buf && s->tile_buf && s->cursor && s->tile_ptr && s->tile_ld &&
+		     s->tile_handle;
+		s->bc_bytes = need.bc_bytes;
+		s->tile_bytes = need.tile_bytes;
+		s->ranks = need.ranks;
+		s->tiles = need.tiles;
+	}
+	int all = 0;
+	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, plans[0].comm));
+	if (all)
+		return 0;
+	sg_redist_scratch_free(s);
+	return -ENOMEM;
+}
+
+void sg_redist_scratch_free(struct sg_redist_scratch *s)
+{
+	free(s->bc_buf);
+	free(s->tile_buf);
+	free(s->cursor);
+	free(s->tile_ptr);
+	free(s->tile_ld);
+	free(s->tile_handle);
+	*s = (struct sg_redist_scratch){ 0 };
+}
+
+void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                        const struct sg_redist_scratch *s)
+{
+	walk_local(r, s->bc_buf, s->cursor, 1);
+	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
+	                           r->tile_counts, r->tile_displs, r->type, r->comm));
+	/* Every element of every tile is written: no need to fetch what the tile held. */
+	struct held_tiles h = hold_tiles(r, desc, s, STARPU_W);
+	walk_tiles(r, &h, s->tile_buf, s->cursor, 0);
+	walk_self(r, &h, 1);
+	release_tiles(&h);
+}
+
+void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                          const struct sg_redist_scratch *s)
+{
+	struct held_tiles h = hold_tiles(r, desc, s, STARPU_R);
+	walk_tiles(r, &h, s->tile_buf, s->cursor, 1);
+	walk_self(r, &h, 0);
+	release_tiles(&h);
+	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
+	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
+	walk_local(r, s->bc_buf, s->cursor, 0);
+}

@@ -1,0 +1,95 @@
+/* Moving a sub-matrix between ScaLAPACK's 2D block-cyclic layout (the application's local
+ * arrays) and a library descriptor's tiles, over one MPI communicator whose rank r is BLACS
+ * grid position (r / npcol, r % npcol), the ranks of a BLACS grid's own communicator. Internal
+ * to libstarpu_gemm_scalapack. */
+#ifndef SG_DOORS_REDISTRIBUTE_H
+#define SG_DOORS_REDISTRIBUTE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <mpi.h>
+#include <starpu_gemm.h>
+
+/* One dimension of a block-cyclic layout: the first block holds first_block indices, the
+ * others block each, dealt cyclically over nprocs processes starting at src. */
+struct sg_bc_axis {
+	int64_t extent;     /* global rows (or columns) of the whole matrix */
+	int first_block, block, src, nprocs;
+};
+
+/* Indices of the global axis [0, extent) that process proc holds (ScaLAPACK's NUMROC, with
+ * a first block of its own size, as PBLAS's PB_Cnumroc with I = 0). */
+int64_t sg_bc_local_count(const struct sg_bc_axis *axis, int proc);
+
+/* A stretch of consecutive indices of the sub-matrix inside one ScaLAPACK block and one tile:
+ * contiguous in both the local array and the tile, so it moves with one memcpy per column. */
+struct sg_run {
+	int64_t first;      /* index in the sub-matrix */
+	int len;
+	int bc_proc;        /* process row (or column) holding it in the block-cyclic layout */
+	int64_t bc_local;   /* its first local index there */
+	int tile;           /* tile row (or column) of the descriptor holding it */
+};
+
+/* The plan of one sub-matrix's moves, made once per call and used both ways. */
+struct sg_redist {
+	size_t elemsize;
+	MPI_Datatype type;          /* one element */
+	MPI_Comm comm;
+	int rank, nranks, nprow, npcol;
+	char *local;                /* the application's local array (column-major, lld) */
+	int64_t lld;
+	int tile, mt, nt;           /* tile size, tile rows and columns */
+	struct sg_run *row_runs, *col_runs;
+	int nrow_runs, ncol_runs;
+	int *bc_counts, *bc_displs;     /* per rank: elements of my local array its tiles hold */
+	int *tile_counts, *tile_displs; /* per rank: elements of my tiles its local array holds */
+	int64_t bc_total, tile_total;
+};
+
+/* Plans the moves of rows x cols elements starting at global (i0, j0) (0-based) of the
+ * block-cyclic matrix whose local array is local, to a descriptor of the same rows x cols cut
+ * in tile x tile tiles and dealt 2D block-cyclically on the same nprow x npcol grid. Local:
+ * no communication. Returns 0, -ENOMEM, or -E2BIG when a rank's share exceeds INT_MAX
+ * elements (MPI counts are int). */
+int sg_redist_plan(struct sg_redist *r, size_t elemsize, MPI_Datatype type, MPI_Comm comm,
+                   int nprow, int npcol, void *local, int64_t lld, const struct sg_bc_axis *rows,
+                   const struct sg_bc_axis *cols, int64_t i0, int64_t j0, int64_t nrows,
+                   int64_t ncols, int tile);
+void sg_redist_free(struct sg_redist *r);
+
+/* Calls fn on every stretch of the sub-matrix in this rank's local array (count elements,
+ * contiguous). Local: for what PBLAS does without moving data (C = beta C). */
+void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int count,
+                                                              const void *arg),
+                         const void *arg);
+
+/* The packing buffers, shared by the moves of a call (sized for its largest plan) and kept for
+ * the next calls while large enough, so their pages are touched once, not once per matrix and
+ * direction. Starts zeroed. */
+struct sg_redist_scratch {
+	char *bc_buf, *tile_buf;
+	int64_t *cursor;
+	/* my tiles, acquired for a move: pointer, leading dimension, handle */
+	char **tile_ptr;
+	int64_t *tile_ld;
+	starpu_data_handle_t *tile_handle;
+	size_t bc_bytes, tile_bytes, ranks, tiles;   /* what they hold */
+};
+
+/* Collective over plans[0].comm (all plans on one communicator): s holds enough for the plans
+ * (reallocated if not), 0; or -ENOMEM on every rank when one rank lacks memory (s is then
+ * freed). */
+int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
+                              int nplans);
+void sg_redist_scratch_free(struct sg_redist_scratch *s);
+
+/* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,
+ * tile and grid, over r->comm), or the tiles back into the sub-matrix; the elements of the
+ * local array outside the sub-matrix are never touched. */
+void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                        const struct sg_redist_scratch *s);
+void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                          const struct sg_redist_scratch *s);
+
+#endif

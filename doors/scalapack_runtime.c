@@ -1,0 +1,217 @@
+/* The runtime under the PBLAS drop-in: the application owns MPI, so StarPU and StarPU-MPI
+ * start inside the first p?gemm_ that goes through StarPU, stay up for the later ones, and
+ * stop at the very start of MPI_Finalize (MPI_COMM_SELF's attributes are deleted first, while
+ * MPI still works), before MPI goes away under StarPU-MPI's progress thread. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <starpu.h>
+#include <starpu_mpi.h>
+#include "doors/scalapack.h"
+#include "common/errors.h"
+
+static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
+
+static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+	if (runtime_state == 0) {
+		starpu_resume(); /* StarPU asserts that it is not shut down paused */
+		sg_scalapack_descs_drop();
+		if (starpu_cuda_worker_get_count() > 0)
+			starpu_cublas_shutdown();
+		starpu_mpi_shutdown();
+		runtime_state = -ESHUTDOWN;
+	}
+	return MPI_SUCCESS;
+}
+
+/* The driver's measurement (README, "CPU performance"): when STARPU_NCPU is unset,
+ * StarPU-MPI keeps a core for its progress thread, which leaves a rank that mpirun bound to
+ * one core (Open MPI's default for 1 or 2 ranks) with no worker at all, and a rank alone on a
+ * node with one worker fewer. That thread sleeps while no MPI request is pending: give such
+ * ranks a worker on every CPU of their binding. The application's own settings always win. */
+static void cpu_defaults(struct starpu_conf *conf)
+{
+	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
+	if (getenv("STARPU_NCPU") || getenv("STARPU_RESERVE_NCPU") ||
+	    getenv("STARPU_MPI_THREAD_CPUID") || getenv("STARPU_MPI_THREAD_COREID") ||
+	    (getbind && atoi(getbind) == 0))
+		return;
+	cpu_set_t bound;
+	int ranks;
+	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
+	if (sched_getaffinity(0, sizeof(bound), &bound) != 0)
+		return;
+	int cpus = CPU_COUNT(&bound);
+	if (cpus == 1 || ranks == 1)
+		conf->ncpus = cpus;
+}
+
+static int start_runtime(int speak)
+{
+	int provided;
+	SG_MPI_FATAL(MPI_Query_thread(&provided));
+	if (provided < MPI_THREAD_SERIALIZED) {
+		/* StarPU-MPI's progress thread calls MPI beside the application's thread. The
+		 * same for every process: one of them says so. */
+		if (speak)
+			fprintf(stderr, "starpu_gemm_scalapack: warning: MPI was initialised with "
+			        "thread level %d, StarPU-MPI needs MPI_THREAD_SERIALIZED or more "
+			        "(MPI_Init_thread; Open MPI: OMPI_MPI_THREAD_LEVEL=3): p?gemm_ calls go "
+			        "to ScaLAPACK\n", provided);
+		return -EPROTONOSUPPORT;
+	}
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	cpu_defaults(&conf);
+	/* 0: the application initialised MPI and will finalize it. */
+	int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
+	if (ret != 0) {
+		fprintf(stderr, "starpu_gemm_scalapack: warning: starpu_mpi_init_conf failed (%s): "
+		        "p?gemm_ calls go to ScaLAPACK\n", strerror(-ret));
+		return ret;
+	}
+	if (starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
+		fprintf(stderr, "starpu_gemm_scalapack: warning: StarPU started no CPU and no CUDA "
+		        "worker (see STARPU_NCPU, STARPU_NCUDA): p?gemm_ calls go to ScaLAPACK\n");
+		starpu_mpi_shutdown();
+		return -ENODEV;
+	}
+	if (starpu_cuda_worker_get_count() > 0)
+		starpu_cublas_init();
+	/* Idle workers poll for tasks: paused, they sleep while the application computes
+	 * between calls, and while the matrices are redistributed. */
+	starpu_pause();
+	int keyval;
+	SG_MPI_FATAL(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_runtime, &keyval, NULL));
+	SG_MPI_FATAL(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL));
+	return 0;
+}
+
+/* StarPU starts paused: its workers run only inside starpu_gemm_pgemm (doors/scalapack.c). */
+int sg_scalapack_runtime(int speak)
+{
+	if (runtime_state == 1)
+		runtime_state = start_runtime(speak);
+	return runtime_state;
+}
+
+/* Grids seen so far, by their processes (MPI_COMM_WORLD ranks in grid order): a key that
+ * every process of a grid computes alike, so all of them find it or all create it. Contexts
+ * come and go (the PBLAS testers make several grids); their communicators' handles may be
+ * reused, their processes identify them. Never evicted: which entry to drop would depend on
+ * each process's own history. */
+struct grid {
+	int size;
+	int *world_ranks;
+	MPI_Comm comm;
+};
+static struct grid *grids;
+static int ngrids;
+
+static int *world_ranks_of(MPI_Comm comm, int size)
+{
+	int *ranks = malloc(2 * (size_t)size * sizeof(int));
+	if (!ranks)
+		return NULL;
+	MPI_Group group, world;
+	SG_MPI_FATAL(MPI_Comm_group(comm, &group));
+	SG_MPI_FATAL(MPI_Comm_group(MPI_COMM_WORLD, &world));
+	for (int r = 0; r < size; r++)
+		ranks[size + r] = r;
+	SG_MPI_FATAL(MPI_Group_translate_ranks(group, size, ranks + size, world, ranks));
+	SG_MPI_FATAL(MPI_Group_free(&group));
+	SG_MPI_FATAL(MPI_Group_free(&world));
+	return ranks;
+}
+
+MPI_Comm sg_scalapack_grid_comm(int ctxt)
+{
+	int handle = -1;
+	Cblacs_get(ctxt, SG_BLACS_GET_GRID_COMM, &handle);
+	MPI_Comm blacs = Cblacs2sys_handle(handle);
+	int size;
+	SG_MPI_FATAL(MPI_Comm_size(blacs, &size));
+	int *ranks = world_ranks_of(blacs, size);
+	if (!ranks)
+		sg_fatal(__FILE__, __LINE__, "malloc", "grid processes", NULL);
+	for (int g = 0; g < ngrids; g++) {
+		if (grids[g].size == size &&
+		    memcmp(grids[g].world_ranks, ranks, (size_t)size * sizeof(int)) == 0) {
+			free(ranks);
+			return grids[g].comm;
+		}
+	}
+	/* Our own duplicate: StarPU-MPI keeps a receive posted on every communicator it knows,
+	 * which must never match a message of the BLACS. */
+	MPI_Comm comm;
+	SG_MPI_FATAL(MPI_Comm_dup(blacs, &comm));
+	struct grid *more = realloc(grids, (size_t)(ngrids + 1) * sizeof(*grids));
+	if (!more)
+		sg_fatal(__FILE__, __LINE__, "realloc", "grid table", NULL);
+	grids = more;
+	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm };
+	return comm;
+}
+
+static int64_t env_int64(const char *name, int64_t fallback)
+{
+	const char *text = getenv(name);
+	if (!text || !*text)
+		return fallback;
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	if (*end || v < 0) {
+		fprintf(stderr, "starpu_gemm_scalapack: warning: %s=%s is not an integer >= 0, "
+		        "using %lld\n", name, text, (long long)fallback);
+		return fallback;
+	}
+	return v;
+}
+
+/* 2^27 = 512^3: below it the call is cheap enough that starting tasks and moving the
+ * matrices costs more than PBLAS's own communication (a guess, not measured). */
+#define DEFAULT_THRESHOLD ((int64_t)1 << 27)
+
+int64_t sg_scalapack_threshold(void)
+{
+	static int64_t threshold = -1;
+	if (threshold < 0)
+		threshold = env_int64("STARPU_GEMM_SCALAPACK_THRESHOLD", DEFAULT_THRESHOLD);
+	return threshold;
+}
+
+int sg_scalapack_keep(void)
+{
+	static int keep = -1;
+	if (keep < 0)
+		keep = env_int64("STARPU_GEMM_SCALAPACK_KEEP", 1) > 0;
+	return keep;
+}
+
+int sg_scalapack_verbose(void)
+{
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = env_int64("STARPU_GEMM_VERBOSE", 0) > 0;
+	return verbose;
+}
+
+/* The driver's measured defaults (README): 512 on CPU cores; on GPUs 2048, 4096 once the
+ * smallest dimension reaches 32768. */
+int sg_scalapack_tile(int cuda, int64_t smallest)
+{
+	if (!cuda)
+		return 512;
+	return smallest >= 32768 ? 4096 : 2048;
+}
+
+int sg_scalapack_tile_setting(void)
+{
+	static int64_t tile = -1;
+	if (tile < 0)
+		tile = env_int64("STARPU_GEMM_SCALAPACK_TILE", 0);
+	return tile <= (1 << 20) ? (int)tile : 0;
+}

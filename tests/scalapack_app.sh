@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# An application never compiled against starpu-gemm (tests/test_scalapack_app.c: ScaLAPACK
+# only, column-major BLACS grid) gives the same residual with libstarpu_gemm_scalapack
+# preloaded as without it: 1, 2 and 4 ranks, all transposes, block sizes that do not divide
+# the sizes, grids 1x1 1x2 2x1 2x2, sizes up to 700, repeated calls. Then bench/scalapack_pdgemm (it prints no residual) runs
+# through the preload, and below the default threshold the preload hands the call to
+# ScaLAPACK.
+set -u
+prog="$top_builddir/tests/test_scalapack_app"
+bench="$top_builddir/bench/scalapack_pdgemm"
+if [ ! -x "$prog" ]; then
+  echo "SKIP: built without ScaLAPACK (libscalapack-openmpi-dev)"
+  exit 77
+fi
+. "$top_srcdir/tests/scalapack_common.sh"
+preload=(-x LD_PRELOAD="$lib" -x STARPU_GEMM_VERBOSE=1 -x OPENBLAS_NUM_THREADS=1)
+
+residual() { sed -n 's/.*residual=\([^ ]*\).*/\1/p' <<< "$1"; }
+ours() { grep -c "^starpu_gemm_scalapack: pdgemm_ " <<< "$1"; }
+
+# NP M N K TRANSA TRANSB NB P Q CALLS (the calls after the first reuse its tiles)
+for case in "1 130 120 110 N N 32 1 1 1" "2 301 257 173 N T 37 1 2 3" "2 211 97 150 T N 17 2 1 1" \
+            "4 160 190 140 T T 24 2 2 2" "4 97 203 64 C N 8 2 2 1" \
+            "2 700 650 600 N N 64 2 1 2"; do
+  set -- $case
+  np=$1
+  shift
+  without=$("$run" "$np" -x OPENBLAS_NUM_THREADS=1 "$prog" "$@" 2>&1) ||
+    { fail "without the preload: $*" "$without"; continue; }
+  with=$("$run" "$np" "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 \
+         -x STARPU_GEMM_SCALAPACK_TILE=64 "$prog" "$@" 2>&1) ||
+    { fail "with the preload: $*" "$with"; continue; }
+  if [ "$(ours "$with")" != "${9}" ] || [ -z "$(residual "$with")" ]; then
+    fail "with the preload, the call was not done by libstarpu_gemm_scalapack: $*" "$with"
+    continue
+  fi
+  echo "PASS test_scalapack_app $* on $np ranks: residual $(residual "$without") without," \
+       "$(residual "$with") with libstarpu_gemm_scalapack (both < 10)"
+done
+
+# Below the default threshold (2^27 = 512^3) ScaLAPACK does the call: same result, no line.
+out=$("$run" 2 "${preload[@]}" "$prog" 200 200 200 N N 32 1 2 2>&1)
+if [ $? -eq 0 ] && [ "$(ours "$out")" = 0 ] && [ -n "$(residual "$out")" ]; then
+  echo "PASS below the default threshold ScaLAPACK did the call: residual $(residual "$out")"
+else
+  fail "below the default threshold" "$out"
+fi
+
+if [ -x "$bench" ]; then
+  out=$("$run" 2 "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x OMPI_MPI_THREAD_LEVEL=3 \
+        "$bench" -n 512 --nb 64 --niter 2 --warmup 1 2>&1)
+  if [ $? -eq 0 ] && [ "$(ours "$out")" = 3 ] && grep -q "^RESULT name=scalapack" <<< "$out"; then
+    echo "PASS bench/scalapack_pdgemm through the preload: 3 calls done by" \
+         "libstarpu_gemm_scalapack, $(grep '^RESULT' <<< "$out")"
+  else
+    fail "bench/scalapack_pdgemm through the preload" "$out"
+  fi
+fi
+exit $((failures > 0))
