@@ -36,6 +36,19 @@ static int gpu_present(void)
 #endif
 }
 
+int sg_runtime_gpu_defaults(struct starpu_conf *conf)
+{
+	if (!gpu_present())
+		return 0;
+	if (!getenv("STARPU_NCPU"))
+		conf->ncpus = 0;
+	const char *sched = getenv("STARPU_SCHED");
+	if (!sched || !*sched)
+		conf->sched_policy_name = "dmdas";
+	return 1;
+}
+
+
 int sg_runtime_start(void)
 {
 	if (started)
@@ -48,13 +61,7 @@ int sg_runtime_start(void)
 	}
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	if (gpu_present()) {
-		if (!getenv("STARPU_NCPU"))
-			conf.ncpus = 0;
-		const char *sched = getenv("STARPU_SCHED");
-		if (!sched || !*sched)
-			conf.sched_policy_name = "dmdas";
-	}
+	sg_runtime_gpu_defaults(&conf);
 	int ret = starpu_init(&conf);
 	if (ret != 0) {
 		fprintf(stderr, "starpu_gemm: StarPU could not start (%s)\n", strerror(-ret));

@@ -235,7 +235,8 @@ static int choose_tile(const struct sg_pgemm_args *g, int cuda_everywhere, int s
 	int64_t smallest = g->m < g->n ? g->m : g->n, largest = g->m > g->n ? g->m : g->n;
 	smallest = smallest < g->k ? smallest : g->k;
 	largest = largest > g->k ? largest : g->k;
-	int tile = setting > 0 ? setting : sg_scalapack_tile(cuda_everywhere, smallest);
+	int tile = setting > 0 ? setting : starpu_gemm_default_tile(smallest, smallest, smallest,
+	                                                            cuda_everywhere);
 	return tile > largest ? (int)largest : tile;
 }
 

@@ -74,8 +74,5 @@ int64_t sg_scalapack_threshold(void);  /* STARPU_GEMM_SCALAPACK_THRESHOLD */
 int sg_scalapack_verbose(void);        /* STARPU_GEMM_VERBOSE */
 int sg_scalapack_keep(void);           /* STARPU_GEMM_SCALAPACK_KEEP (default 1) */
 int sg_scalapack_tile_setting(void);  /* STARPU_GEMM_SCALAPACK_TILE, 0 when unset */
-/* The default tile for the workers (cuda: every rank has CUDA workers) and the smallest of M,
- * N and K. */
-int sg_scalapack_tile(int cuda, int64_t smallest);
 
 #endif

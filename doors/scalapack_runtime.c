@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "doors/scalapack.h"
+#include "doors/runtime.h"
 #include "common/errors.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
@@ -66,6 +67,7 @@ static int start_runtime(int speak)
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	cpu_defaults(&conf);
+	sg_runtime_gpu_defaults(&conf);
 	/* 0: the application initialised MPI and will finalize it. */
 	int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
 	if (ret != 0) {
@@ -197,15 +199,6 @@ int sg_scalapack_verbose(void)
 	if (verbose < 0)
 		verbose = env_int64("STARPU_GEMM_VERBOSE", 0) > 0;
 	return verbose;
-}
-
-/* The driver's measured defaults (README): 512 on CPU cores; on GPUs 2048, 4096 once the
- * smallest dimension reaches 32768. */
-int sg_scalapack_tile(int cuda, int64_t smallest)
-{
-	if (!cuda)
-		return 512;
-	return smallest >= 32768 ? 4096 : 2048;
 }
 
 int sg_scalapack_tile_setting(void)
