@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
-#ifdef STARPU_USE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include "doors/runtime.h"
 #include "doors/stage.h"
 
@@ -23,31 +20,6 @@ static void stop_runtime(void)
 		starpu_cublas_shutdown();
 	starpu_shutdown();
 }
-
-static int gpu_present(void)
-{
-#ifdef STARPU_USE_CUDA
-	const char *want = getenv("STARPU_NCUDA");
-	int devices = 0;
-	return !(want && atoi(want) == 0) && cudaGetDeviceCount(&devices) == cudaSuccess &&
-	       devices > 0;
-#else
-	return 0;
-#endif
-}
-
-int sg_runtime_gpu_defaults(struct starpu_conf *conf)
-{
-	if (!gpu_present())
-		return 0;
-	if (!getenv("STARPU_NCPU"))
-		conf->ncpus = 0;
-	const char *sched = getenv("STARPU_SCHED");
-	if (!sched || !*sched)
-		conf->sched_policy_name = "dmdas";
-	return 1;
-}
-
 
 int sg_runtime_start(void)
 {
