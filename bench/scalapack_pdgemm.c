@@ -75,7 +75,10 @@ static int int_option(int rank, const char *program, const char *option, const c
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
+	/* Threads allowed, as in hybrid applications: the preloaded drop-in (StarPU-MPI) needs
+	 * MPI_THREAD_SERIALIZED or more; ScaLAPACK itself does not care. */
+	int provided;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	int rank = 0, nranks = 1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
