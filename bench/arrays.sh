@@ -44,7 +44,7 @@ report() {
           for (n in ns) { printf "%s", n
             for (i = 1; i <= 6; i++) printf " %s", ((n, c[i]) in t) ? t[n, c[i]] : "NaN"; print "" } }' \
     "$csv" | sort -n > "$base.dat"
-  PLOT_YZERO=1 PLOT_XTICS=1 plot_series "$base.dat" "$base.gp" "$base.png" \
+  PLOT_YZERO=1 PLOT_XTICS=1 PLOT_KEY="right bottom" plot_series "$base.dat" "$base.gp" "$base.png" \
     "DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt" "n" "TFLOP/s"
 }
 
