@@ -104,16 +104,11 @@ void sg_stage_pool_drain(void)
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
                          int64_t ld, size_t elemsize, int tile, int stage)
 {
-	memset(a, 0, sizeof(*a));
-	a->base = base;
-	a->rows = rows;
-	a->cols = cols;
-	a->ld = ld;
-	a->elemsize = elemsize;
-	a->tile = tile;
-	a->mt = (int)((rows + tile - 1) / tile);
-	a->nt = (int)((cols + tile - 1) / tile);
-	a->staged = stage;
+	*a = (struct sg_stage_array){
+		.base = base, .rows = rows, .cols = cols, .ld = ld, .elemsize = elemsize,
+		.tile = tile, .mt = (int)((rows + tile - 1) / tile),
+		.nt = (int)((cols + tile - 1) / tile), .staged = stage,
+	};
 }
 
 static size_t buffer_bytes(const struct sg_stage_array *a)
