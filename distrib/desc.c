@@ -104,10 +104,11 @@ static int locate_tile(struct starpu_gemm_desc *d, const struct tile_source *src
 	case SOURCE_CALLBACK:
 		d->lds[t] = 0;
 		d->tiles[t] = src->addr(i, j, &d->lds[t], src->addr_arg);
-		if (!d->tiles[t] || d->lds[t] < rows) {
+		/* StarPU registers an ld of 32 bits and the kernels take an int. */
+		if (!d->tiles[t] || d->lds[t] < rows || d->lds[t] > INT_MAX) {
 			fprintf(stderr, "starpu_gemm: rank %d: the tile address callback gives %s for "
-			        "tile (%d,%d) (%d rows)\n", d->rank, d->tiles[t] ? "too small an ld"
-			        : "NULL", i, j, rows);
+			        "tile (%d,%d) (%d rows)\n", d->rank, !d->tiles[t] ? "NULL"
+			        : d->lds[t] < rows ? "too small an ld" : "an ld above INT_MAX", i, j, rows);
 			d->tiles[t] = NULL;
 			return -EINVAL;
 		}
@@ -121,6 +122,12 @@ static int locate_local_tiles(struct starpu_gemm_desc *d, const struct tile_sour
 	if (src->kind == SOURCE_ARRAY && d->m > 0 && src->ld < d->m) {
 		fprintf(stderr, "starpu_gemm: leading dimension %lld is smaller than the %lld rows\n",
 		        (long long)src->ld, (long long)d->m);
+		return -EINVAL;
+	}
+	if (src->kind == SOURCE_ARRAY && src->ld > INT_MAX) {
+		/* StarPU registers an ld of 32 bits and the kernels take an int. */
+		fprintf(stderr, "starpu_gemm: leading dimension %lld is above INT_MAX\n",
+		        (long long)src->ld);
 		return -EINVAL;
 	}
 	SG_DESC_FOR_LOCAL(d, t) {

@@ -3,6 +3,7 @@
  * copied) or staged through pinned tiles (doors/stage.h), and the product runs through the
  * same blocked, chunked order as the distributed one. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,24 +144,37 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	st->copy_c = read_c;
 	o->mode = choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize);
 	int stage = o->mode == SG_PIN_STAGE;
+	/* A leading dimension above INT_MAX cannot be registered in place (StarPU's is 32 bits,
+	 * the kernels' an int): such an operand is staged in every mode. */
 	sg_stage_array_init(&st->A, (char *)A, a_rows, a_cols, lda, p->elemsize, tile,
-	                    stage && !caller_pinned(A));
+	                    (stage && !caller_pinned(A)) || lda > INT_MAX);
 	sg_stage_array_init(&st->B, (char *)B, b_rows, b_cols, ldb, p->elemsize, tile,
-	                    stage && !caller_pinned(B));
-	sg_stage_array_init(&st->C, C, m, n, ldc, p->elemsize, tile, stage && !caller_pinned(C));
+	                    (stage && !caller_pinned(B)) || ldb > INT_MAX);
+	sg_stage_array_init(&st->C, C, m, n, ldc, p->elemsize, tile,
+	                    (stage && !caller_pinned(C)) || ldc > INT_MAX);
 	int ret = sg_stage_take(st);
 	if (ret == -ENOSPC) {
 		/* Past the staging pool's cap: pin the operands instead. */
-		st->A.staged = st->B.staged = st->C.staged = 0;
+		st->A.staged = lda > INT_MAX;
+		st->B.staged = ldb > INT_MAX;
+		st->C.staged = ldc > INT_MAX;
 		o->mode = SG_PIN_ALL;
 		ret = sg_stage_take(st);
+		if (ret == -ENOSPC) {
+			fprintf(stderr, "starpu_gemm_gemm: an operand with a leading dimension above "
+			        "INT_MAX does not fit the staging pool (STARPU_GEMM_STAGE_MB)\n");
+			ret = -ENOMEM;
+		}
 	}
 	if (!ret)
 		ret = make_descriptors(o, p->letter, tile);
 	if (!ret && o->mode == SG_PIN_ALL) {
-		sg_pin_set_add(&o->pins, A, a_rows, a_cols, lda, p->elemsize);
-		sg_pin_set_add(&o->pins, B, b_rows, b_cols, ldb, p->elemsize);
-		sg_pin_set_add(&o->pins, C, m, n, ldc, p->elemsize);
+		if (!st->A.staged)
+			sg_pin_set_add(&o->pins, A, a_rows, a_cols, lda, p->elemsize);
+		if (!st->B.staged)
+			sg_pin_set_add(&o->pins, B, b_rows, b_cols, ldb, p->elemsize);
+		if (!st->C.staged)
+			sg_pin_set_add(&o->pins, C, m, n, ldc, p->elemsize);
 		sg_pin_set_pin(&o->pins);
 	}
 	if (ret)

@@ -121,7 +121,8 @@ int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m
  * they own none). A sub-matrix view of a larger array X with leading dimension ldx, rows
  * i0.. and columns j0.., is array = X + (i0 + j0*ldx)*elemsize, ld = ldx. The array must
  * outlive the descriptor; starpu_gemm_desc_destroy() leaves it holding the latest values.
- * Collective over comm (or local, see STARPU_GEMM_COMM_LOCAL). Returns 0 or -EINVAL. */
+ * Collective over comm (or local, see STARPU_GEMM_COMM_LOCAL). Returns 0 or -EINVAL (also
+ * for ld above INT_MAX: StarPU registers 32 bits of it, the tile kernels take an int). */
 int starpu_gemm_desc_create_lapack(struct starpu_gemm_desc **desc, char prec, int64_t m,
                                    int64_t n, int tile, void *array, int64_t ld,
                                    const struct starpu_gemm_dist *dist, MPI_Comm comm);
@@ -132,7 +133,8 @@ int starpu_gemm_desc_create_lapack(struct starpu_gemm_desc **desc, char prec, in
 typedef void *(*starpu_gemm_tile_addr_fn)(int i, int j, int64_t *ld, void *addr_arg);
 
 /* A descriptor whose owned tiles are the caller's memory, located by addr. Collective (or
- * local). Returns 0 or -EINVAL (also when addr returns NULL or too small an ld). */
+ * local). Returns 0 or -EINVAL (also when addr returns NULL, too small an ld or one above
+ * INT_MAX). */
 int starpu_gemm_desc_create_user(struct starpu_gemm_desc **desc, char prec, int64_t m,
                                  int64_t n, int tile, starpu_gemm_tile_addr_fn addr,
                                  void *addr_arg, const struct starpu_gemm_dist *dist,
@@ -270,7 +272,8 @@ int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *
  * unpinned before returning; memory the caller pinned is used as it is. Thread-safe: calls
  * from several threads run one after the other. Returns 0, or -EINVAL naming the first bad
  * argument by its BLAS position (see starpu_gemm_gemm_check), -ENODEV when StarPU cannot
- * start. */
+ * start, -ENOMEM when an operand whose leading dimension is above INT_MAX (always staged)
+ * does not fit the staging pool. */
 int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                      const void *alpha, const void *A, int64_t lda, const void *B,
                      int64_t ldb, const void *beta, void *C, int64_t ldc);

@@ -173,6 +173,34 @@ static void pin_ranges(void)
 	           "pinning: a range meeting two others merges all three (%d range)", set.n);
 }
 
+/* Leading dimensions above INT_MAX are valid BLAS: such an operand cannot be registered in
+ * place (StarPU's ld has 32 bits, the kernels' an int) and is staged whatever the mode; it
+ * used to abort the process. One column each, so only the first column is ever touched. */
+static void huge_leading_dimensions(void)
+{
+	int64_t lds[] = { ((int64_t)1 << 31) + 20, ((int64_t)1 << 32) + 1 };
+	for (int l = 0; l < 2; l++)
+		for (int which = 0; which < 2; which++) {
+			double A[20], B[1] = { 2 }, C[20], alpha = 1, beta = 0;
+			for (int i = 0; i < 20; i++) {
+				A[i] = i + 1;
+				C[i] = NAN;
+			}
+			int64_t lda = which == 0 ? lds[l] : 20, ldc = which == 1 ? lds[l] : 20;
+			int ret = starpu_gemm_gemm('d', 'N', 'N', 20, 1, 1, &alpha, A, lda, B, 1, &beta,
+			                           C, ldc);
+			/* With no staging pool (STARPU_GEMM_STAGE_MB=0) it cannot run: -ENOMEM, C as
+			 * it was. */
+			const char *pool = getenv("STARPU_GEMM_STAGE_MB");
+			int no_pool = pool && atoi(pool) == 0 && *pool == '0';
+			int ok = ret == (no_pool ? -ENOMEM : 0);
+			for (int i = 0; i < 20; i++)
+				ok &= no_pool ? isnan(C[i]) : C[i] == 2 * (i + 1);
+			sgt_expect(ok, "ld%c = %lld (above INT_MAX): returns %d, C %s", "AC"[which],
+			           (long long)lds[l], ret, ok ? "right" : "WRONG");
+		}
+}
+
 int main(int argc, char **argv)
 {
 	int cases = argc > 1 ? atoi(argv[1]) : 12;
@@ -180,6 +208,7 @@ int main(int argc, char **argv)
 	const char *precs = "sdcz", *trans = "NTC";
 	invalid_arguments();
 	pin_ranges();
+	huge_leading_dimensions();
 	for (const char *pr = precs; *pr; pr++) {
 		const struct sg_precision *p = sg_precision(*pr);
 		for (int a = 0; a < 3; a++)

@@ -9,6 +9,7 @@
  *     between them, and the caller's own StarPU tasks in flight meanwhile.
  * Every result goes through starpu_gemm_check (CBLAS reference regenerated from the seeds,
  * bound STARPU_GEMM_CHECK_BOUND).   test_user_desc P Q */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,30 @@ static void local_product(char prec, int64_t M, int64_t N, int64_t K, int tile)
 	starpu_gemm_desc_destroy(C);
 }
 
+/* A leading dimension above INT_MAX is refused (StarPU registers 32 bits of it, the kernels
+ * take an int): it used to be truncated, and StarPU asserted on 2^32 + 1 read as 1. */
+static void *huge_ld_address(int i, int j, int64_t *ld, void *arg)
+{
+	*ld = ((int64_t)1 << 32) + 1;
+	return arg;
+}
+
+static void huge_leading_dimension(void)
+{
+	static double array[64];
+	struct starpu_gemm_desc *d = NULL;
+	int ret = starpu_gemm_desc_create_lapack(&d, 'd', 20, 1, 16, array, ((int64_t)1 << 32) + 1,
+	                                         NULL, STARPU_GEMM_COMM_LOCAL);
+	int ret31 = starpu_gemm_desc_create_lapack(&d, 'd', 20, 1, 16, array,
+	                                           ((int64_t)1 << 31) + 1, NULL,
+	                                           STARPU_GEMM_COMM_LOCAL);
+	int ret_user = starpu_gemm_desc_create_user(&d, 'd', 20, 1, 16, huge_ld_address, array,
+	                                            NULL, STARPU_GEMM_COMM_LOCAL);
+	sgt_expect(ret == -EINVAL && ret31 == -EINVAL && ret_user == -EINVAL && !d,
+	           "leading dimensions above INT_MAX refused (%d, %d, user %d)", ret, ret31,
+	           ret_user);
+}
+
 int main(int argc, char **argv)
 {
 	sgt_init(&argc, &argv);
@@ -245,5 +270,6 @@ int main(int argc, char **argv)
 	composed('d', n, sgt_rand_int(30, 80), n, sgt_rand_int(8, 20), &dist);
 	composed('z', n, sgt_rand_int(30, 80), n, sgt_rand_int(8, 20), &dist);
 	local_product('c', sgt_rand_int(20, 60), sgt_rand_int(20, 60), sgt_rand_int(20, 60), 16);
+	huge_leading_dimension();
 	return sgt_finish();
 }
