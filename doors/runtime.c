@@ -11,7 +11,7 @@
 #include "doors/runtime.h"
 #include "doors/stage.h"
 
-static int started, ncuda;
+static int started, ncuda, at_exit, stopped;
 
 static void stop_runtime(void)
 {
@@ -19,12 +19,21 @@ static void stop_runtime(void)
 	if (ncuda > 0)
 		starpu_cublas_shutdown();
 	starpu_shutdown();
+	stopped = 1;
 }
 
 int sg_runtime_start(void)
 {
-	if (started)
+	/* A call from an exit handler or destructor run after ours: StarPU is gone for good
+	 * (submitting would abort the process; the interposer passes such calls on). */
+	if (stopped) {
+		fprintf(stderr, "starpu_gemm: called after StarPU was shut down at exit\n");
+		return -ENODEV;
+	}
+	/* The application's StarPU may have been shut down since: then start our own. */
+	if (started && starpu_is_initialized())
 		return ncuda;
+	started = 0;
 	if (starpu_is_initialized()) {
 		/* The application's StarPU: used as it is, and its to shut down. */
 		started = 1;
@@ -50,6 +59,8 @@ int sg_runtime_start(void)
 	if (ncuda > 0)
 		starpu_cublas_init();
 	started = 1;
-	atexit(stop_runtime);
+	if (!at_exit)
+		atexit(stop_runtime);
+	at_exit = 1;
 	return ncuda;
 }

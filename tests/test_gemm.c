@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "test_common.h"
 #include "common/blas.h"
 #include "common/precision.h"
@@ -201,8 +202,44 @@ static void huge_leading_dimensions(void)
 		}
 }
 
+/* StarPU's life around the door: the application's StarPU is used while it runs and the door
+ * starts its own once the application has shut it down; a call from an exit handler run after
+ * the door's shutdown gets -ENODEV. Both used to submit to a stopped StarPU, which aborts. */
+static int identity_product(void)
+{
+	double a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 0, 0, 1 }, c[4] = { NAN, NAN, NAN, NAN };
+	double one = 1, zero = 0;
+	int ret = starpu_gemm_gemm('d', 'N', 'N', 2, 2, 2, &one, a, 2, b, 2, &zero, c, 2);
+	return ret ? ret : !memcmp(a, c, sizeof(a)) ? 0 : -EIO;
+}
+
+static void after_door_shutdown(void)
+{
+	int ret = identity_product();
+	printf("%s [rank 0] a call after the door's shutdown at exit returns %d (-ENODEV)\n",
+	       ret == -ENODEV ? "PASS" : "FAIL", ret);
+	fflush(stdout);
+	if (ret != -ENODEV)
+		_exit(1);
+}
+
+static int runtime_lifetime(void)
+{
+	atexit(after_door_shutdown); /* runs after the door's own handler, registered later */
+	if (starpu_init(NULL) != 0)
+		return 77;
+	int in_app = identity_product();
+	starpu_shutdown();
+	int after_app = identity_product();
+	sgt_expect(in_app == 0 && after_app == 0, "the application's StarPU, then the door's own "
+	           "once it is shut down (%d, %d)", in_app, after_app);
+	return sgt_finish_local();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "runtime"))
+		return runtime_lifetime();
 	int cases = argc > 1 ? atoi(argv[1]) : 12;
 	sgt_init_local();
 	const char *precs = "sdcz", *trans = "NTC";
