@@ -267,13 +267,15 @@ int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *
  * ?gemm: transA/transB 'N','T','C' (any case), lda >= max(1, rows of A as stored), ... On this
  * process only, with every GPU and core of the node; no MPI needed. StarPU is started on the
  * first call (STARPU_* variables apply), kept, and shut down at exit. With beta = 0, C is not
- * read. m, n or k = 0 is a valid call (with k = 0 or alpha = 0, C = beta*C). Pageable memory
- * is pinned panel by panel as the product reaches it, overlapped with the computation, and
- * unpinned before returning; memory the caller pinned is used as it is. Thread-safe: calls
- * from several threads run one after the other. Returns 0, or -EINVAL naming the first bad
- * argument by its BLAS position (see starpu_gemm_gemm_check), -ENODEV when StarPU cannot
- * start, -ENOMEM when an operand whose leading dimension is above INT_MAX (always staged)
- * does not fit the staging pool. */
+ * read. m, n or k = 0 is a valid call (with k = 0 or alpha = 0, C = beta*C). With GPUs,
+ * pageable operands of 256 MB and more are copied through a pool of pinned tiles kept across
+ * calls (at most STARPU_GEMM_STAGE_MB MiB; past it the operands are pinned whole for the call
+ * and unpinned before returning); STARPU_GEMM_PIN=stage|all|none forces one way; memory the
+ * caller pinned is used as it is. Thread-safe: calls from several threads run one after the
+ * other. Returns 0, or -EINVAL naming the first bad argument by its BLAS position (see
+ * starpu_gemm_gemm_check), -ENODEV when StarPU cannot start (or was shut down at exit),
+ * -ENOMEM when an operand whose leading dimension is above INT_MAX (always staged) does not
+ * fit the staging pool. */
 int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                      const void *alpha, const void *A, int64_t lda, const void *B,
                      int64_t ldb, const void *beta, void *C, int64_t ldc);
