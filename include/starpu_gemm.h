@@ -245,9 +245,12 @@ struct starpu_gemm_request;
  * were submitted, so every rank submits the same sequence), while the caller goes on and may
  * submit its own StarPU tasks. alpha and beta are copied. Until starpu_gemm_wait() returns the
  * caller must not touch A, B and C other than through StarPU tasks submitted after this call
- * (StarPU's sequential consistency then orders them). Collective over the descriptors'
- * communicator: every rank submits the same products in the same order. Returns 0 and *req,
- * or -EINVAL (non-conforming descriptors or options; nothing submitted), -ENOMEM. */
+ * (StarPU's sequential consistency then orders them), and must wait for every request before
+ * destroying its descriptors, shutting StarPU down or exiting (the submission thread may
+ * still be inserting its tasks: StarPU asserts, or the exit crashes). Collective over the
+ * descriptors' communicator: every rank submits the same products in the same order. Returns
+ * 0 and *req, or -EINVAL (non-conforming descriptors or options; nothing submitted),
+ * -ENOMEM. */
 int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
                              struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
                              const void *beta, struct starpu_gemm_desc *C,
