@@ -18,5 +18,9 @@ for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_
     timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
 done
 STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
-# StarPU's life around the door: the application's, then the door's own, then none at exit.
-STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" runtime
+# StarPU's life around the door: the application's, then the door's own, then none at exit
+# (staged too: the pool's buffers outlive the application's StarPU).
+for pin in auto stage; do
+  STARPU_GEMM_PIN=$pin STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" \
+    "$prog" runtime
+done
