@@ -31,18 +31,27 @@ static size_t pool_cap(void)
 /* malloc + registration: cudaHostAlloc (starpu_malloc) took 17.7 s for the 26 GB of an
  * n = 32768 DGEMM's tiles on an H100 node, registration pins at ~24 GB/s. Without a GPU the
  * registration fails and the buffer stays pageable, which is all the CPU tests need. */
+/* Whole pages: a buffer registered with a page it shares with other memory (the caller's
+ * arrays, say) would leave that memory partly registered, and CUDA refuses copies across a
+ * registration's edge. */
+static size_t whole_pages(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	return (bytes + page - 1) / page * page;
+}
+
 static char *buffer_alloc(size_t bytes)
 {
 	void *ptr = NULL;
-	if (posix_memalign(&ptr, (size_t)sysconf(_SC_PAGESIZE), bytes) != 0)
+	if (posix_memalign(&ptr, (size_t)sysconf(_SC_PAGESIZE), whole_pages(bytes)) != 0)
 		return NULL;
-	starpu_memory_pin(ptr, bytes);
+	starpu_memory_pin(ptr, whole_pages(bytes));
 	return ptr;
 }
 
 static void buffer_free(char *ptr, size_t bytes)
 {
-	starpu_memory_unpin(ptr, bytes);
+	starpu_memory_unpin(ptr, whole_pages(bytes));
 	free(ptr);
 }
 
