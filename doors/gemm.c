@@ -223,6 +223,12 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		ret = starpu_gemm_plan_make(&plan, ta, tb, o.A, o.B, o.C, &opts);
 		if (!ret)
 			ret = sg_stage_start(&o.stager, &plan, ta, tb);
+		/* The walk must follow the order the copiers follow: the planner reads the free
+		 * memory each time, so it is given this plan's choices rather than asked again. */
+		opts.b = plan.b;
+		opts.c = plan.c;
+		opts.d = plan.d;
+		opts.lookahead = plan.lookahead;
 	}
 	struct starpu_gemm_request *req;
 	if (!ret)
