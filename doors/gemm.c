@@ -168,6 +168,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	}
 	if (!ret)
 		ret = make_descriptors(o, p->letter, tile);
+	st->C_desc = o->C;
 	if (!ret && o->mode == SG_PIN_ALL) {
 		if (!st->A.staged)
 			sg_pin_set_add(&o->pins, A, a_rows, a_cols, lda, p->elemsize);
@@ -237,15 +238,17 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	if (!ret)
 		ret = starpu_gemm_wait(req, stats);
 	double t2 = now(), waited = o.stager.waited;
+	int sent_back = o.stager.back_next;
 	stats->pin_seconds = o.pins.seconds;
 	destroy_operands(&o, ret == 0);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s), %s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
-		        "waiting for staged tiles %.3f; copy back, unregister, unpin %.3f)\n",
+		        "waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest back, "
+		        "unregister, unpin %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
 		        mode_name(&o), now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, waited,
-		        now() - t2);
+		        sent_back, now() - t2);
 	return ret;
 }
 

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
+#include <starpu_gemm.h>
 #include "doors/stage.h"
 
 /* --- the pool of pinned buffers, kept across calls --------------------------------------------- */
@@ -258,21 +259,76 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+struct sg_back_ref {
+	struct sg_stager *st;
+	int tile;
+};
+
+static starpu_data_handle_t c_handle(const struct sg_stager *st, int t)
+{
+	return starpu_gemm_desc_handle(st->C_desc, t % st->C.mt, t / st->C.mt);
+}
+
+/* StarPU's callback once a C tile of a finished block column is home: queue it. */
+static void tile_home(void *arg)
+{
+	struct sg_back_ref *ref = arg;
+	struct sg_stager *st = ref->st;
+	pthread_mutex_lock(&st->lock);
+	st->back[st->nback++] = ref->tile;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* Copies in, in the walk's order, first (the walk waits for them); then C's tiles back as they
+ * are queued; until sg_stage_finish stops them (no tile is queued by then: destroying the
+ * descriptors waited for every acquired tile to be released). */
 static void *copier(void *arg)
 {
 	struct sg_stager *st = arg;
 	pthread_mutex_lock(&st->lock);
-	while (!st->stop && st->next < st->norder) {
-		struct sg_stage_job job = st->order[st->next++];
-		pthread_mutex_unlock(&st->lock);
-		copy_tile(job.array, job.tile, 0);
-		pthread_mutex_lock(&st->lock);
-		job.array->ready[job.tile] = 1;
-		st->done++;
-		pthread_cond_broadcast(&st->cond);
+	for (;;) {
+		if (!st->stop && st->next < st->norder) {
+			struct sg_stage_job job = st->order[st->next++];
+			pthread_mutex_unlock(&st->lock);
+			copy_tile(job.array, job.tile, 0);
+			pthread_mutex_lock(&st->lock);
+			job.array->ready[job.tile] = 1;
+			st->done++;
+			pthread_cond_broadcast(&st->cond);
+		} else if (st->back_next < st->nback) {
+			int t = st->back[st->back_next++];
+			pthread_mutex_unlock(&st->lock);
+			copy_tile(&st->C, t, 1);
+			starpu_data_release(c_handle(st, t));
+			pthread_mutex_lock(&st->lock);
+			st->copied_back[t] = 1;
+		} else if (st->stop) {
+			break;
+		} else {
+			pthread_cond_wait(&st->cond, &st->lock);
+		}
 	}
 	pthread_mutex_unlock(&st->lock);
 	return NULL;
+}
+
+/* The walk entered another block column: the C tiles of the one it left are final. */
+static void send_back(struct sg_stager *st, int j0, int j1)
+{
+	if (!st->C_desc || !st->C.tiles || !st->back)
+		return;
+	if (st->last_j0 >= 0 && j0 != st->last_j0)
+		for (int j = st->last_j0; j < st->last_j1; j++)
+			for (int i = 0; i < st->C.mt; i++) {
+				int t = j * st->C.mt + i;
+				st->refs[t] = (struct sg_back_ref){ st, t };
+				if (starpu_data_acquire_cb(c_handle(st, t), STARPU_R, tile_home,
+				                           &st->refs[t]) != 0)
+					st->refs[t].st = NULL; /* copied after the product instead */
+			}
+	st->last_j0 = j0;
+	st->last_j1 = j1;
 }
 
 int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char ta, char tb)
@@ -296,12 +352,30 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	}
 	for (int w = 0; w < st->norder; w++)
 		st->order[w].array->ready[st->order[w].tile] = 0;
+	st->last_j0 = -1;
+	if (st->C.tiles) {
+		size_t ntiles = (size_t)st->C.mt * st->C.nt;
+		st->back = malloc(sizeof(*st->back) * ntiles);
+		st->copied_back = calloc(ntiles, 1);
+		st->refs = calloc(ntiles, sizeof(*st->refs));
+		if (!st->back || !st->copied_back || !st->refs) { /* all back after the product */
+			free(st->back);
+			st->back = NULL;
+		}
+	}
 	int threads = st->threads < 1 ? 1 : st->threads > 32 ? 32 : st->threads;
 	for (st->nthreads = 0; st->nthreads < threads; st->nthreads++)
 		if (pthread_create(&st->ids[st->nthreads], NULL, copier, st) != 0)
 			break;
-	if (st->nthreads == 0) /* copy here, all of it: slower, still correct */
-		copier(st);
+	if (st->nthreads == 0) { /* copy here, all of it, and C back after the product */
+		free(st->back);
+		st->back = NULL;
+		for (int w = 0; w < st->norder; w++) {
+			copy_tile(st->order[w].array, st->order[w].tile, 0);
+			st->order[w].array->ready[st->order[w].tile] = 1;
+		}
+		st->next = st->done = st->norder;
+	}
 	return 0;
 }
 
@@ -315,6 +389,7 @@ void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i
                            int j1, int k0, int k1)
 {
 	struct sg_stager *st = arg;
+	send_back(st, j0, j1);
 	double t0 = now();
 	pthread_mutex_lock(&st->lock);
 	while (chunk_tiles(st, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, not_ready, NULL))
@@ -326,6 +401,7 @@ void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i
 /* C's tiles back into the caller's array, spread over the threads as the copy in was. */
 struct copy_back {
 	struct sg_stage_array *a;
+	const unsigned char *done;   /* tiles already copied back, or NULL */
 	int next;
 	pthread_mutex_t lock;
 };
@@ -339,7 +415,8 @@ static void *copy_back_worker(void *arg)
 		pthread_mutex_unlock(&cb->lock);
 		if (t >= cb->a->mt * cb->a->nt)
 			return NULL;
-		copy_tile(cb->a, t, 1);
+		if (!cb->done || !cb->done[t])
+			copy_tile(cb->a, t, 1);
 	}
 }
 
@@ -348,6 +425,7 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 	if (st->order) {
 		pthread_mutex_lock(&st->lock);
 		st->stop = 1;
+		pthread_cond_broadcast(&st->cond); /* copiers waiting for tiles to send back */
 		pthread_mutex_unlock(&st->lock);
 		for (int t = 0; t < st->nthreads; t++)
 			pthread_join(st->ids[t], NULL);
@@ -357,7 +435,7 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 		st->order = NULL;
 	}
 	if (copy_back && st->C.tiles) {
-		struct copy_back cb = { .a = &st->C };
+		struct copy_back cb = { .a = &st->C, .done = st->back ? st->copied_back : NULL };
 		pthread_mutex_init(&cb.lock, NULL);
 		pthread_t ids[32];
 		int started = 0;
@@ -369,6 +447,12 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 			pthread_join(ids[t], NULL);
 		pthread_mutex_destroy(&cb.lock);
 	}
+	free(st->back);
+	free(st->copied_back);
+	free(st->refs);
+	st->back = NULL;
+	st->copied_back = NULL;
+	st->refs = NULL;
 	give_back(&st->A);
 	give_back(&st->B);
 	give_back(&st->C);

@@ -4,7 +4,7 @@
  * from a pool kept across calls (pinning is paid once per process, not per call), are filled
  * from the caller's arrays by copier threads running ahead in the walk's order while the GPU
  * computes; the walk waits only for its chunk's tiles (a chunk hook); C's tiles are copied back
- * after the product. The pool holds at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of
+ * block column by block column as the walk leaves them, the last one after the product. The pool holds at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of
  * the node's memory); a product whose tiles do not fit pins its operands instead. */
 #ifndef SG_DOORS_STAGE_H
 #define SG_DOORS_STAGE_H
@@ -26,6 +26,8 @@ struct sg_stage_array {
 };
 
 struct sg_stage_job;
+struct sg_back_ref;
+struct starpu_gemm_desc;
 
 struct sg_stager {
 	struct sg_stage_array A, B, C;
@@ -37,6 +39,15 @@ struct sg_stager {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
+	/* C's block columns go back while later ones compute: once the walk leaves a block
+	 * column, its C tiles are acquired (StarPU calls back when their last task is done and
+	 * they are home), queued, copied back by the copiers and released. */
+	struct starpu_gemm_desc *C_desc;   /* set once the descriptors exist */
+	int last_j0, last_j1;              /* the block column the walk is in */
+	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
+	                                    * were copied during the product */
+	unsigned char *copied_back;
+	struct sg_back_ref *refs;
 };
 
 /* Describe one operand (stage: 0 to use it in place). */
