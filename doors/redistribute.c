@@ -303,29 +303,77 @@ static void run_on_threads(int nitems, int threads, void (*fn)(const void *arg, 
 	free(ids);
 }
 
-/* One side of a move: the columns whose runs it visits are cut in pieces, shared by the
- * threads. bc_side: the columns of my local array; tile_side: of my tiles; both: of both
- * (what stays on this rank). */
+/* One side of a move, or both (what stays on this rank): the columns whose runs it visits
+ * are cut in pieces, shared by the threads. */
 struct walk {
 	const struct sg_redist *r;
+	int bc_side, tile_side;     /* visits my local array's runs, my tiles' runs */
 	const struct held_tiles *h;
-	char *buf;
-	int to_buf;
+	char *buf;                  /* one side: packed per peer at displs, rows[peer's row] a column */
+	const int *displs;
+	const int64_t *rows;
+	int to_buf;                 /* both sides: to the tiles */
 	const struct sg_redist_piece *pieces;
 };
+
+static char *in_local(const struct sg_redist *r, const struct sg_run *row,
+                      const struct sg_run *c, int k)
+{
+	size_t at = (size_t)(c->bc_local + k) * (size_t)r->lld + (size_t)row->bc_local;
+	return r->local + at * r->elemsize;
+}
+
+/* Where element (run row, column k of run c) lies in my tile. */
+static char *in_tile(const struct sg_redist *r, const struct held_tiles *h,
+                     const struct sg_run *row, const struct sg_run *c, int k)
+{
+	size_t at = (size_t)(row->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
+	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
+	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+	return h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * r->elemsize;
+}
+
+static void move_piece(const void *walk, int piece)
+{
+	const struct walk *w = walk;
+	const struct sg_redist *r = w->r;
+	const struct sg_redist_piece *pc = &w->pieces[piece];
+	const struct sg_run *c = &r->col_runs[pc->run];
+	int myrow = r->rank / r->npcol;
+	int peer_col = w->bc_side ? c->tile % r->npcol : c->bc_proc;
+	for (int k = pc->first; k < pc->end; k++) {
+		for (int rr = 0; rr < r->nrow_runs; rr++) {
+			const struct sg_run *row = &r->row_runs[rr];
+			int bc_row = row->bc_proc, tile_row = row->tile % r->nprow;
+			if ((w->bc_side && bc_row != myrow) || (w->tile_side && tile_row != myrow))
+				continue;
+			size_t bytes = (size_t)row->len * r->elemsize;
+			if (w->bc_side && w->tile_side) {
+				copy(in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes, w->to_buf);
+				continue;
+			}
+			int peer_row = w->bc_side ? tile_row : bc_row;
+			int peer = peer_row * r->npcol + peer_col;
+			if (peer == r->rank)
+				continue; /* copied by the walk of both sides */
+			int64_t at = w->displs[peer] + (c->offset + k) * w->rows[peer_row] + row->offset;
+			copy(w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
+			     : in_tile(r, w->h, row, c, k), bytes, w->to_buf);
+		}
+	}
+}
 
 /* Starting a thread costs about as much as copying 100 KiB: each copies 1 MiB or more. */
 #define BYTES_PER_THREAD ((int64_t)1 << 20)
 /* Pieces per thread: enough for threads that finish early to take over others' work. */
 #define PIECES_PER_THREAD 4
 
-static void walk(struct walk *w, const struct sg_redist_scratch *s, int bc_side, int tile_side,
-                 void (*piece_fn)(const void *walk, int piece))
+static void walk(struct walk *w, const struct sg_redist_scratch *s)
 {
 	const struct sg_redist *r = w->r;
 	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	int row_bc = bc_side ? myrow : -1, row_tile = tile_side ? myrow : -1;
-	int col_bc = bc_side ? mycol : -1, col_tile = tile_side ? mycol : -1;
+	int row_bc = w->bc_side ? myrow : -1, row_tile = w->tile_side ? myrow : -1;
+	int col_bc = w->bc_side ? mycol : -1, col_tile = w->tile_side ? mycol : -1;
 	int64_t rows = run_lengths(r->row_runs, r->nrow_runs, row_bc, row_tile, r->nprow);
 	int64_t cols = run_lengths(r->col_runs, r->ncol_runs, col_bc, col_tile, r->npcol);
 	if (rows == 0 || cols == 0)
@@ -346,101 +394,29 @@ static void walk(struct walk *w, const struct sg_redist_scratch *s, int bc_side,
 				.end = (int)(first + per_piece < c->len ? first + per_piece : c->len) };
 	}
 	w->pieces = pieces;
-	run_on_threads(npieces, threads, piece_fn, w);
+	run_on_threads(npieces, threads, move_piece, w);
 }
 
-/* Between the local array and buf (packed per peer at bc_displs). */
-static void local_piece(const void *walk, int piece)
+/* Between the local array and its packing buffer. */
+static void walk_local(const struct sg_redist *r, const struct sg_redist_scratch *s, int to_buf)
 {
-	const struct walk *w = walk;
-	const struct sg_redist *r = w->r;
-	const struct sg_redist_piece *pc = &w->pieces[piece];
-	const struct sg_run *c = &r->col_runs[pc->run];
-	int myrow = r->rank / r->npcol;
-	size_t es = r->elemsize;
-	for (int k = pc->first; k < pc->end; k++) {
-		char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
-		for (int rr = 0; rr < r->nrow_runs; rr++) {
-			const struct sg_run *row = &r->row_runs[rr];
-			int p = row->tile % r->nprow, peer = p * r->npcol + c->tile % r->npcol;
-			if (row->bc_proc != myrow || peer == r->rank)
-				continue;
-			int64_t at = r->bc_displs[peer] + (c->offset + k) * r->bc_rows[p] + row->offset;
-			copy(w->buf + (size_t)at * es, column + (size_t)row->bc_local * es,
-			     (size_t)row->len * es, w->to_buf);
-		}
-	}
+	walk(&(struct walk){ .r = r, .bc_side = 1, .buf = s->bc_buf, .displs = r->bc_displs,
+	                     .rows = r->bc_rows, .to_buf = to_buf }, s);
 }
 
-static void walk_local(const struct sg_redist *r, const struct sg_redist_scratch *s, char *buf,
-                       int to_buf)
-{
-	walk(&(struct walk){ .r = r, .buf = buf, .to_buf = to_buf }, s, 1, 0, local_piece);
-}
-
-/* Where element (run row, column k of run c) lies in my tile. */
-static char *in_tile(const struct sg_redist *r, const struct held_tiles *h,
-                     const struct sg_run *row, const struct sg_run *c, int k)
-{
-	size_t at = (size_t)(row->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
-	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
-	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
-	return h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * r->elemsize;
-}
-
-/* Between my tiles and buf (packed per peer at tile_displs). */
-static void tiles_piece(const void *walk, int piece)
-{
-	const struct walk *w = walk;
-	const struct sg_redist *r = w->r;
-	const struct sg_redist_piece *pc = &w->pieces[piece];
-	const struct sg_run *c = &r->col_runs[pc->run];
-	int myrow = r->rank / r->npcol;
-	size_t es = r->elemsize;
-	for (int k = pc->first; k < pc->end; k++) {
-		for (int rr = 0; rr < r->nrow_runs; rr++) {
-			const struct sg_run *row = &r->row_runs[rr];
-			int p = row->bc_proc, peer = p * r->npcol + c->bc_proc;
-			if (row->tile % r->nprow != myrow || peer == r->rank)
-				continue;
-			int64_t at = r->tile_displs[peer] + (c->offset + k) * r->tile_rows[p] + row->offset;
-			copy(w->buf + (size_t)at * es, in_tile(r, w->h, row, c, k), (size_t)row->len * es,
-			     w->to_buf);
-		}
-	}
-}
-
+/* Between my tiles and their packing buffer. */
 static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h,
-                       const struct sg_redist_scratch *s, char *buf, int to_buf)
+                       const struct sg_redist_scratch *s, int to_buf)
 {
-	walk(&(struct walk){ .r = r, .h = h, .buf = buf, .to_buf = to_buf }, s, 0, 1, tiles_piece);
+	walk(&(struct walk){ .r = r, .tile_side = 1, .h = h, .buf = s->tile_buf,
+	                     .displs = r->tile_displs, .rows = r->tile_rows, .to_buf = to_buf }, s);
 }
 
 /* What this rank holds in both layouts: straight between the local array and its tiles. */
-static void self_piece(const void *walk, int piece)
-{
-	const struct walk *w = walk;
-	const struct sg_redist *r = w->r;
-	const struct sg_redist_piece *pc = &w->pieces[piece];
-	const struct sg_run *c = &r->col_runs[pc->run];
-	int myrow = r->rank / r->npcol;
-	size_t es = r->elemsize;
-	for (int k = pc->first; k < pc->end; k++) {
-		char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
-		for (int rr = 0; rr < r->nrow_runs; rr++) {
-			const struct sg_run *row = &r->row_runs[rr];
-			if (row->bc_proc != myrow || row->tile % r->nprow != myrow)
-				continue;
-			copy(in_tile(r, w->h, row, c, k), column + (size_t)row->bc_local * es,
-			     (size_t)row->len * es, w->to_buf);
-		}
-	}
-}
-
 static void walk_self(const struct sg_redist *r, const struct held_tiles *h,
                       const struct sg_redist_scratch *s, int to_tiles)
 {
-	walk(&(struct walk){ .r = r, .h = h, .to_buf = to_tiles }, s, 1, 1, self_piece);
+	walk(&(struct walk){ .r = r, .bc_side = 1, .tile_side = 1, .h = h, .to_buf = to_tiles }, s);
 }
 
 int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
@@ -499,12 +475,12 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s)
 void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
                         const struct sg_redist_scratch *s)
 {
-	walk_local(r, s, s->bc_buf, 1);
+	walk_local(r, s, 1);
 	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
 	/* Every element of every tile is written: no need to fetch what the tile held. */
 	struct held_tiles h = hold_tiles(r, desc, s, STARPU_W);
-	walk_tiles(r, &h, s, s->tile_buf, 0);
+	walk_tiles(r, &h, s, 0);
 	walk_self(r, &h, s, 1);
 	release_tiles(&h);
 }
@@ -513,10 +489,10 @@ void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *de
                           const struct sg_redist_scratch *s)
 {
 	struct held_tiles h = hold_tiles(r, desc, s, STARPU_R);
-	walk_tiles(r, &h, s, s->tile_buf, 1);
+	walk_tiles(r, &h, s, 1);
 	walk_self(r, &h, s, 0);
 	release_tiles(&h);
 	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
 	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
-	walk_local(r, s, s->bc_buf, 0);
+	walk_local(r, s, 0);
 }
