@@ -400,16 +400,19 @@ static void walk(struct walk *w, const struct sg_redist_scratch *s)
 /* Between the local array and its packing buffer. */
 static void walk_local(const struct sg_redist *r, const struct sg_redist_scratch *s, int to_buf)
 {
-	walk(&(struct walk){ .r = r, .bc_side = 1, .buf = s->bc_buf, .displs = r->bc_displs,
-	                     .rows = r->bc_rows, .to_buf = to_buf }, s);
+	if (r->bc_total > 0) /* else all stays on this rank (walk_self), as on one rank */
+		walk(&(struct walk){ .r = r, .bc_side = 1, .buf = s->bc_buf, .displs = r->bc_displs,
+		                     .rows = r->bc_rows, .to_buf = to_buf }, s);
 }
 
 /* Between my tiles and their packing buffer. */
 static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h,
                        const struct sg_redist_scratch *s, int to_buf)
 {
-	walk(&(struct walk){ .r = r, .tile_side = 1, .h = h, .buf = s->tile_buf,
-	                     .displs = r->tile_displs, .rows = r->tile_rows, .to_buf = to_buf }, s);
+	if (r->tile_total > 0)
+		walk(&(struct walk){ .r = r, .tile_side = 1, .h = h, .buf = s->tile_buf,
+		                     .displs = r->tile_displs, .rows = r->tile_rows, .to_buf = to_buf },
+		     s);
 }
 
 /* What this rank holds in both layouts: straight between the local array and its tiles. */
