@@ -4,9 +4,13 @@
  * sub-matrix goes from the block-cyclic owner (bc_proc(r), bc_proc(c)) to the tile owner
  * (tile(r) mod P, tile(c) mod Q). Cutting each dimension into runs that sit in one block and
  * one tile, every side visits what it exchanges with a peer in the same order (columns
- * ascending, then row runs ascending), so a buffer packed per peer needs no indices. */
+ * ascending, then row runs ascending), so a buffer packed per peer needs no indices: what a
+ * peer gets is a column-major matrix, each run's place in it known from the plan (its offset
+ * among its pair's runs), and so threads can copy any columns in any order. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "doors/redistribute.h"
@@ -77,13 +81,37 @@ static int make_runs(const struct sg_bc_axis *a, int64_t g0, int64_t n, int tile
 	return count;
 }
 
+/* The runs' offsets for process me (see struct sg_run): runs it holds in the block-cyclic
+ * layout counted per tile process, runs of its tiles per block-cyclic process. */
+static int place_runs(struct sg_run *runs, int n, int nprocs, int me)
+{
+	int64_t *sum = calloc(2 * (size_t)nprocs, sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	for (int k = 0; k < n; k++) {
+		int tile_proc = runs[k].tile % nprocs;
+		int64_t *at = runs[k].bc_proc == me ? &sum[tile_proc]
+		            : tile_proc == me ? &sum[nprocs + runs[k].bc_proc] : NULL;
+		if (at) {
+			runs[k].offset = *at;
+			*at += runs[k].len;
+		}
+	}
+	free(sum);
+	return 0;
+}
+
 static struct sg_run *runs_of(const struct sg_bc_axis *a, int64_t g0, int64_t n, int tile,
-                              int *count)
+                              int me, int *count)
 {
 	*count = make_runs(a, g0, n, tile, NULL);
-	struct sg_run *runs = malloc((size_t)(*count > 0 ? *count : 1) * sizeof(*runs));
+	struct sg_run *runs = calloc((size_t)(*count > 0 ? *count : 1), sizeof(*runs));
 	if (runs)
 		make_runs(a, g0, n, tile, runs);
+	if (runs && place_runs(runs, *count, a->nprocs, me)) {
+		free(runs);
+		runs = NULL;
+	}
 	return runs;
 }
 
@@ -106,14 +134,14 @@ static int fill_counts(struct sg_redist *r)
 	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
 	int64_t bc_total = 0, tile_total = 0;
 	for (int p = 0; p < r->nprow; p++) {
+		r->bc_rows[p] = run_lengths(r->row_runs, r->nrow_runs, myrow, p, r->nprow);
+		r->tile_rows[p] = run_lengths(r->row_runs, r->nrow_runs, p, myrow, r->nprow);
 		for (int q = 0; q < r->npcol; q++) {
 			int peer = p * r->npcol + q;
 			/* What stays on this rank is copied directly (walk_self), not through MPI. */
-			int64_t out = peer == r->rank ? 0 :
-			              run_lengths(r->row_runs, r->nrow_runs, myrow, p, r->nprow) *
+			int64_t out = peer == r->rank ? 0 : r->bc_rows[p] *
 			              run_lengths(r->col_runs, r->ncol_runs, mycol, q, r->npcol);
-			int64_t in = peer == r->rank ? 0 :
-			             run_lengths(r->row_runs, r->nrow_runs, p, myrow, r->nprow) *
+			int64_t in = peer == r->rank ? 0 : r->tile_rows[p] *
 			             run_lengths(r->col_runs, r->ncol_runs, q, mycol, r->npcol);
 			if (bc_total + out > INT_MAX || tile_total + in > INT_MAX)
 				return -E2BIG;
@@ -146,11 +174,13 @@ int sg_redist_plan(struct sg_redist *r, size_t elemsize, MPI_Datatype type, MPI_
 	r->tile = tile;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &r->rank));
 	SG_MPI_FATAL(MPI_Comm_size(comm, &r->nranks));
-	r->row_runs = runs_of(rows, i0, nrows, tile, &r->nrow_runs);
-	r->col_runs = runs_of(cols, j0, ncols, tile, &r->ncol_runs);
+	r->row_runs = runs_of(rows, i0, nrows, tile, r->rank / npcol, &r->nrow_runs);
+	r->col_runs = runs_of(cols, j0, ncols, tile, r->rank % npcol, &r->ncol_runs);
 	r->bc_counts = malloc(4 * (size_t)r->nranks * sizeof(int));
-	if (!r->row_runs || !r->col_runs || !r->bc_counts)
+	r->bc_rows = malloc(2 * (size_t)nprow * sizeof(*r->bc_rows));
+	if (!r->row_runs || !r->col_runs || !r->bc_counts || !r->bc_rows)
 		return -ENOMEM;
+	r->tile_rows = r->bc_rows + nprow;
 	r->mt = (int)((nrows + tile - 1) / tile);
 	r->nt = (int)((ncols + tile - 1) / tile);
 	r->bc_displs = r->bc_counts + r->nranks;
@@ -164,6 +194,7 @@ void sg_redist_free(struct sg_redist *r)
 	free(r->row_runs);
 	free(r->col_runs);
 	free(r->bc_counts);
+	free(r->bc_rows);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -188,33 +219,6 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
 				if (r->row_runs[rr].bc_proc == myrow)
 					fn(column + (size_t)r->row_runs[rr].bc_local * r->elemsize,
 					   r->row_runs[rr].len, arg);
-		}
-	}
-}
-
-/* Between the local array and buf (packed per peer at bc_displs). */
-static void walk_local(const struct sg_redist *r, char *buf, int64_t *cursor, int to_buf)
-{
-	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	size_t es = r->elemsize;
-	memset(cursor, 0, (size_t)r->nranks * sizeof(*cursor));
-	for (int cr = 0; cr < r->ncol_runs; cr++) {
-		const struct sg_run *c = &r->col_runs[cr];
-		if (c->bc_proc != mycol)
-			continue;
-		for (int k = 0; k < c->len; k++) {
-			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
-			for (int rr = 0; rr < r->nrow_runs; rr++) {
-				const struct sg_run *w = &r->row_runs[rr];
-				if (w->bc_proc != myrow)
-					continue;
-				int peer = (w->tile % r->nprow) * r->npcol + c->tile % r->npcol;
-				if (peer == r->rank)
-					continue;
-				copy(buf + (size_t)(r->bc_displs[peer] + cursor[peer]) * es,
-				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_buf);
-				cursor[peer] += w->len;
-			}
 		}
 	}
 }
@@ -265,92 +269,193 @@ static void release_tiles(const struct held_tiles *h)
 		starpu_data_release(h->handle[at]);
 }
 
-/* Between my tiles and buf (packed per peer at tile_displs). */
-static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h, char *buf,
-                       int64_t *cursor, int to_buf)
+/* Calls fn(arg, item) for every item in [0, nitems) on up to threads threads, this one
+ * included, each taking the next item left. Threads that cannot start leave their share to
+ * the others. */
+struct team {
+	void (*fn)(const void *arg, int item);
+	const void *arg;
+	int nitems;
+	atomic_int next;
+};
+
+static void *team_member(void *team)
 {
-	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	size_t es = r->elemsize;
-	memset(cursor, 0, (size_t)r->nranks * sizeof(*cursor));
-	for (int cr = 0; cr < r->ncol_runs; cr++) {
-		const struct sg_run *c = &r->col_runs[cr];
-		if (c->tile % r->npcol != mycol)
-			continue;
-		for (int k = 0; k < c->len; k++) {
-			int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
-			for (int rr = 0; rr < r->nrow_runs; rr++) {
-				const struct sg_run *w = &r->row_runs[rr];
-				if (w->tile % r->nprow != myrow)
-					continue;
-				int peer = w->bc_proc * r->npcol + c->bc_proc;
-				if (peer == r->rank)
-					continue;
-				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
-				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
-				copy(buf + (size_t)(r->tile_displs[peer] + cursor[peer]) * es,
-				     h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
-				     (size_t)w->len * es, to_buf);
-				cursor[peer] += w->len;
+	struct team *t = team;
+	for (int item; (item = atomic_fetch_add(&t->next, 1)) < t->nitems;)
+		t->fn(t->arg, item);
+	return NULL;
+}
+
+static void run_on_threads(int nitems, int threads, void (*fn)(const void *arg, int item),
+                           const void *arg)
+{
+	struct team t = { .fn = fn, .arg = arg, .nitems = nitems };
+	atomic_init(&t.next, 0);
+	pthread_t *ids = threads > 1 ? malloc((size_t)(threads - 1) * sizeof(*ids)) : NULL;
+	int started = 0;
+	while (ids && started < threads - 1 &&
+	       pthread_create(&ids[started], NULL, team_member, &t) == 0)
+		started++;
+	team_member(&t);
+	for (int k = 0; k < started; k++)
+		pthread_join(ids[k], NULL);
+	free(ids);
+}
+
+/* One side of a move, or both (what stays on this rank): the columns whose runs it visits
+ * are cut in pieces, shared by the threads. */
+struct walk {
+	const struct sg_redist *r;
+	int bc_side, tile_side;     /* visits my local array's runs, my tiles' runs */
+	const struct held_tiles *h;
+	char *buf;                  /* one side: packed per peer at displs, rows[peer's row] a column */
+	const int *displs;
+	const int64_t *rows;
+	int to_buf;                 /* both sides: to the tiles */
+	const struct sg_redist_piece *pieces;
+};
+
+static char *in_local(const struct sg_redist *r, const struct sg_run *row,
+                      const struct sg_run *c, int k)
+{
+	size_t at = (size_t)(c->bc_local + k) * (size_t)r->lld + (size_t)row->bc_local;
+	return r->local + at * r->elemsize;
+}
+
+/* Where element (run row, column k of run c) lies in my tile. */
+static char *in_tile(const struct sg_redist *r, const struct held_tiles *h,
+                     const struct sg_run *row, const struct sg_run *c, int k)
+{
+	size_t at = (size_t)(row->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
+	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
+	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+	return h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * r->elemsize;
+}
+
+static void move_piece(const void *walk, int piece)
+{
+	const struct walk *w = walk;
+	const struct sg_redist *r = w->r;
+	const struct sg_redist_piece *pc = &w->pieces[piece];
+	const struct sg_run *c = &r->col_runs[pc->run];
+	int myrow = r->rank / r->npcol;
+	int peer_col = w->bc_side ? c->tile % r->npcol : c->bc_proc;
+	for (int k = pc->first; k < pc->end; k++) {
+		for (int rr = 0; rr < r->nrow_runs; rr++) {
+			const struct sg_run *row = &r->row_runs[rr];
+			int bc_row = row->bc_proc, tile_row = row->tile % r->nprow;
+			if ((w->bc_side && bc_row != myrow) || (w->tile_side && tile_row != myrow))
+				continue;
+			size_t bytes = (size_t)row->len * r->elemsize;
+			if (w->bc_side && w->tile_side) {
+				copy(in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes, w->to_buf);
+				continue;
 			}
+			int peer_row = w->bc_side ? tile_row : bc_row;
+			int peer = peer_row * r->npcol + peer_col;
+			if (peer == r->rank)
+				continue; /* copied by the walk of both sides */
+			int64_t at = w->displs[peer] + (c->offset + k) * w->rows[peer_row] + row->offset;
+			copy(w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
+			     : in_tile(r, w->h, row, c, k), bytes, w->to_buf);
 		}
 	}
+}
+
+/* Starting a thread costs about as much as copying 100 KiB: each copies 1 MiB or more. */
+#define BYTES_PER_THREAD ((int64_t)1 << 20)
+/* Pieces per thread: enough for threads that finish early to take over others' work. */
+#define PIECES_PER_THREAD 4
+
+static void walk(struct walk *w, const struct sg_redist_scratch *s)
+{
+	const struct sg_redist *r = w->r;
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	int row_bc = w->bc_side ? myrow : -1, row_tile = w->tile_side ? myrow : -1;
+	int col_bc = w->bc_side ? mycol : -1, col_tile = w->tile_side ? mycol : -1;
+	int64_t rows = run_lengths(r->row_runs, r->nrow_runs, row_bc, row_tile, r->nprow);
+	int64_t cols = run_lengths(r->col_runs, r->ncol_runs, col_bc, col_tile, r->npcol);
+	if (rows == 0 || cols == 0)
+		return;
+	int64_t useful = 1 + rows * cols * (int64_t)r->elemsize / BYTES_PER_THREAD;
+	int threads = s->threads < useful ? s->threads : (int)useful;
+	/* At most ncol_runs + PIECES_PER_THREAD * threads pieces (scratch_reserve's bound). */
+	int64_t per_piece = (cols + PIECES_PER_THREAD * threads - 1) / (PIECES_PER_THREAD * threads);
+	struct sg_redist_piece *pieces = s->pieces;
+	int npieces = 0;
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if ((col_bc >= 0 && c->bc_proc != col_bc) ||
+		    (col_tile >= 0 && c->tile % r->npcol != col_tile))
+			continue;
+		for (int64_t first = 0; first < c->len; first += per_piece)
+			pieces[npieces++] = (struct sg_redist_piece){ .run = cr, .first = (int)first,
+				.end = (int)(first + per_piece < c->len ? first + per_piece : c->len) };
+	}
+	w->pieces = pieces;
+	run_on_threads(npieces, threads, move_piece, w);
+}
+
+/* Between the local array and its packing buffer. */
+static void walk_local(const struct sg_redist *r, const struct sg_redist_scratch *s, int to_buf)
+{
+	if (r->bc_total > 0) /* else all stays on this rank (walk_self), as on one rank */
+		walk(&(struct walk){ .r = r, .bc_side = 1, .buf = s->bc_buf, .displs = r->bc_displs,
+		                     .rows = r->bc_rows, .to_buf = to_buf }, s);
+}
+
+/* Between my tiles and their packing buffer. */
+static void walk_tiles(const struct sg_redist *r, const struct held_tiles *h,
+                       const struct sg_redist_scratch *s, int to_buf)
+{
+	if (r->tile_total > 0)
+		walk(&(struct walk){ .r = r, .tile_side = 1, .h = h, .buf = s->tile_buf,
+		                     .displs = r->tile_displs, .rows = r->tile_rows, .to_buf = to_buf },
+		     s);
 }
 
 /* What this rank holds in both layouts: straight between the local array and its tiles. */
-static void walk_self(const struct sg_redist *r, const struct held_tiles *h, int to_tiles)
+static void walk_self(const struct sg_redist *r, const struct held_tiles *h,
+                      const struct sg_redist_scratch *s, int to_tiles)
 {
-	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
-	size_t es = r->elemsize;
-	for (int cr = 0; cr < r->ncol_runs; cr++) {
-		const struct sg_run *c = &r->col_runs[cr];
-		if (c->bc_proc != mycol || c->tile % r->npcol != mycol)
-			continue;
-		for (int k = 0; k < c->len; k++) {
-			char *column = r->local + (size_t)(c->bc_local + k) * (size_t)r->lld * es;
-			int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
-			for (int rr = 0; rr < r->nrow_runs; rr++) {
-				const struct sg_run *w = &r->row_runs[rr];
-				if (w->bc_proc != myrow || w->tile % r->nprow != myrow)
-					continue;
-				size_t at = (size_t)(w->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
-				int64_t tile_row = w->first - (int64_t)w->tile * r->tile;
-				copy(h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * es,
-				     column + (size_t)w->bc_local * es, (size_t)w->len * es, to_tiles);
-			}
-		}
-	}
+	walk(&(struct walk){ .r = r, .bc_side = 1, .tile_side = 1, .h = h, .to_buf = to_tiles }, s);
 }
 
 int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
-                              int nplans)
+                              int nplans, int threads)
 {
-	struct sg_redist_scratch need = { .ranks = (size_t)plans[0].nranks, .tiles = 1 };
+	threads = threads > 1 ? threads : 1;
+	struct sg_redist_scratch need = { .tiles = 1, .npieces = 1 };
 	for (int p = 0; p < nplans; p++) {
 		int rows, cols;
 		size_t bc = (size_t)plans[p].bc_total * plans[p].elemsize + 1;
 		size_t tile = (size_t)plans[p].tile_total * plans[p].elemsize + 1;
 		size_t tiles = (size_t)local_tiles(&plans[p], &rows, &cols);
+		size_t pieces = (size_t)plans[p].ncol_runs + (size_t)PIECES_PER_THREAD * threads;
 		need.bc_bytes = bc > need.bc_bytes ? bc : need.bc_bytes;
 		need.tile_bytes = tile > need.tile_bytes ? tile : need.tile_bytes;
 		need.tiles = tiles > need.tiles ? tiles : need.tiles;
+		need.npieces = pieces > need.npieces ? pieces : need.npieces;
 	}
 	int ok = s->bc_bytes >= need.bc_bytes && s->tile_bytes >= need.tile_bytes &&
-	         s->ranks >= need.ranks && s->tiles >= need.tiles;
+	         s->tiles >= need.tiles && s->npieces >= need.npieces;
 	if (!ok) {
 		sg_redist_scratch_free(s);
 		s->bc_buf = malloc(need.bc_bytes);
 		s->tile_buf = malloc(need.tile_bytes);
-		s->cursor = malloc(need.ranks * sizeof(*s->cursor));
+		s->pieces = malloc(need.npieces * sizeof(*s->pieces));
 		s->tile_ptr = malloc(need.tiles * sizeof(*s->tile_ptr));
 		s->tile_ld = malloc(need.tiles * sizeof(*s->tile_ld));
 		s->tile_handle = malloc(need.tiles * sizeof(*s->tile_handle));
-		ok = s->bc_buf && s->tile_buf && s->cursor && s->tile_ptr && s->tile_ld &&
+		ok = s->bc_buf && s->tile_buf && s->pieces && s->tile_ptr && s->tile_ld &&
 		     s->tile_handle;
 		s->bc_bytes = need.bc_bytes;
 		s->tile_bytes = need.tile_bytes;
-		s->ranks = need.ranks;
+		s->npieces = need.npieces;
 		s->tiles = need.tiles;
 	}
+	s->threads = threads;
 	int all = 0;
 	SG_MPI_FATAL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, plans[0].comm));
 	if (all)
@@ -363,7 +468,7 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s)
 {
 	free(s->bc_buf);
 	free(s->tile_buf);
-	free(s->cursor);
+	free(s->pieces);
 	free(s->tile_ptr);
 	free(s->tile_ld);
 	free(s->tile_handle);
@@ -373,13 +478,13 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s)
 void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
                         const struct sg_redist_scratch *s)
 {
-	walk_local(r, s->bc_buf, s->cursor, 1);
+	walk_local(r, s, 1);
 	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
 	/* Every element of every tile is written: no need to fetch what the tile held. */
 	struct held_tiles h = hold_tiles(r, desc, s, STARPU_W);
-	walk_tiles(r, &h, s->tile_buf, s->cursor, 0);
-	walk_self(r, &h, 1);
+	walk_tiles(r, &h, s, 0);
+	walk_self(r, &h, s, 1);
 	release_tiles(&h);
 }
 
@@ -387,10 +492,10 @@ void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *de
                           const struct sg_redist_scratch *s)
 {
 	struct held_tiles h = hold_tiles(r, desc, s, STARPU_R);
-	walk_tiles(r, &h, s->tile_buf, s->cursor, 1);
-	walk_self(r, &h, 0);
+	walk_tiles(r, &h, s, 1);
+	walk_self(r, &h, s, 0);
 	release_tiles(&h);
 	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
 	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
-	walk_local(r, s->bc_buf, s->cursor, 0);
+	walk_local(r, s, 0);
 }

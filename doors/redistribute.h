@@ -29,6 +29,10 @@ struct sg_run {
 	int bc_proc;        /* process row (or column) holding it in the block-cyclic layout */
 	int64_t bc_local;   /* its first local index there */
 	int tile;           /* tile row (or column) of the descriptor holding it */
+	/* Its place in what its pair of processes (bc_proc, tile mod nprocs) exchanges, as the
+	 * sum of the lengths of that pair's runs before it; set for the pairs this process is
+	 * in, on either side. */
+	int64_t offset;
 };
 
 /* The plan of one sub-matrix's moves, made once per call and used both ways. */
@@ -45,6 +49,9 @@ struct sg_redist {
 	int *bc_counts, *bc_displs;     /* per rank: elements of my local array its tiles hold */
 	int *tile_counts, *tile_displs; /* per rank: elements of my tiles its local array holds */
 	int64_t bc_total, tile_total;
+	/* per process row p: rows of my local array in p's tiles, rows of my tiles in p's local
+	 * array (the rows of each column packed for a peer of that row) */
+	int64_t *bc_rows, *tile_rows;
 };
 
 /* Plans the moves of rows x cols elements starting at global (i0, j0) (0-based) of the
@@ -64,29 +71,39 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
                                                               const void *arg),
                          const void *arg);
 
+/* Columns first..end-1 of column run `run`: a share of a move's copies for one thread. */
+struct sg_redist_piece {
+	int run;
+	int first, end;
+};
+
 /* The packing buffers, shared by the moves of a call (sized for its largest plan) and kept for
  * the next calls while large enough, so their pages are touched once, not once per matrix and
  * direction. Starts zeroed. */
 struct sg_redist_scratch {
 	char *bc_buf, *tile_buf;
-	int64_t *cursor;
+	int threads;                 /* copying threads of a move */
+	struct sg_redist_piece *pieces;
+	size_t npieces;              /* what pieces holds */
 	/* my tiles, acquired for a move: pointer, leading dimension, handle */
 	char **tile_ptr;
 	int64_t *tile_ld;
 	starpu_data_handle_t *tile_handle;
-	size_t bc_bytes, tile_bytes, ranks, tiles;   /* what they hold */
+	size_t bc_bytes, tile_bytes, tiles;   /* what they hold */
 };
 
 /* Collective over plans[0].comm (all plans on one communicator): s holds enough for the plans
- * (reallocated if not), 0; or -ENOMEM on every rank when one rank lacks memory (s is then
- * freed). */
+ * moved by up to threads threads (reallocated if not), 0; or -ENOMEM on every rank when one
+ * rank lacks memory (s is then freed). */
 int sg_redist_scratch_reserve(struct sg_redist_scratch *s, const struct sg_redist *plans,
-                              int nplans);
+                              int nplans, int threads);
 void sg_redist_scratch_free(struct sg_redist_scratch *s);
 
 /* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,
  * tile and grid, over r->comm), or the tiles back into the sub-matrix; the elements of the
- * local array outside the sub-matrix are never touched. */
+ * local array outside the sub-matrix are never touched. The copies on either side of the
+ * MPI_Alltoallv (packing, unpacking, and what stays on this rank) run on s->threads threads,
+ * which share the columns. */
 void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
                         const struct sg_redist_scratch *s);
 void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,

@@ -268,9 +268,10 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
 	if (rank == 0 && sg_scalapack_verbose())
 		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "
-		        "tile=%d%s: redistribution in %.6f s, compute %.6f s, redistribution out "
-		        "%.6f s\n", symbol, (long long)g->m, (long long)g->n, (long long)g->k,
-		        g->transA, g->transB, g->nprow, g->npcol, tile,
+		        "tile=%d copy_threads=%d%s: redistribution in %.6f s, compute %.6f s, "
+		        "redistribution out %.6f s\n", symbol, (long long)g->m, (long long)g->n,
+		        (long long)g->k, g->transA, g->transB, g->nprow, g->npcol, tile,
+		        sg_scalapack_threads(),
 		        ret ? " (failed, handed to ScaLAPACK)" : "", t.in, t.compute, t.out);
 	return ret;
 }

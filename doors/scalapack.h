@@ -74,5 +74,6 @@ int64_t sg_scalapack_threshold(void);  /* STARPU_GEMM_SCALAPACK_THRESHOLD */
 int sg_scalapack_verbose(void);        /* STARPU_GEMM_VERBOSE */
 int sg_scalapack_keep(void);           /* STARPU_GEMM_SCALAPACK_KEEP (default 1) */
 int sg_scalapack_tile_setting(void);  /* STARPU_GEMM_SCALAPACK_TILE, 0 when unset */
+int sg_scalapack_threads(void);       /* STARPU_GEMM_SCALAPACK_THREADS (see the .c) */
 
 #endif

@@ -23,7 +23,7 @@ int sg_scalapack_scratch(struct sg_redist_scratch **scratch, const struct sg_red
                          int nplans)
 {
 	*scratch = &kept_scratch;
-	return sg_redist_scratch_reserve(&kept_scratch, plans, nplans);
+	return sg_redist_scratch_reserve(&kept_scratch, plans, nplans, sg_scalapack_threads());
 }
 
 static void drop_descs(void)

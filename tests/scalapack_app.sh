@@ -21,14 +21,15 @@ ours() { grep -c "^starpu_gemm_scalapack: pdgemm_ " <<< "$1"; }
 # NP M N K TRANSA TRANSB NB P Q CALLS (the calls after the first reuse its tiles)
 for case in "1 130 120 110 N N 32 1 1 1" "2 301 257 173 N T 37 1 2 3" "2 211 97 150 T N 17 2 1 1" \
             "4 160 190 140 T T 24 2 2 2" "4 97 203 64 C N 8 2 2 1" \
-            "2 700 650 600 N N 64 2 1 2"; do
+            "2 700 650 600 N N 64 2 1 2" "2 1500 1300 1100 N T 50 1 2 2" \
+            "4 1100 1000 900 T N 24 2 2 1"; do
   set -- $case
   np=$1
   shift
   without=$("$run" "$np" -x OPENBLAS_NUM_THREADS=1 "$prog" "$@" 2>&1) ||
     { fail "without the preload: $*" "$without"; continue; }
   with=$("$run" "$np" "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 \
-         -x STARPU_GEMM_SCALAPACK_TILE=64 "$prog" "$@" 2>&1) ||
+         -x STARPU_GEMM_SCALAPACK_TILE=64 -x STARPU_GEMM_SCALAPACK_THREADS=3 "$prog" "$@" 2>&1) ||
     { fail "with the preload: $*" "$with"; continue; }
   if [ "$(ours "$with")" != "${9}" ] || [ -z "$(residual "$with")" ]; then
     fail "with the preload, the call was not done by libstarpu_gemm_scalapack: $*" "$with"
