@@ -23,7 +23,7 @@ report() {
   local csv=$1 base=${1%.csv}
   # Table: TFLOP/s per case and n, then the ratios the issue asks for.
   awk -F, 'NR > 1 && $6 == "ok" { t[$1 "," $2] = $3; ns[$2] = 1 }
-    function r(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+    function r(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.3f", a / b) }
     function met(x, bound) { return (x == "-") ? "not run" : ((x + 0 >= bound) ? "MET" : "MISSED") }
     END {
       printf "%-8s %8s %8s %8s %8s %8s %8s | %s\n", "n", "driver", "g-pinned", "g-pageab",

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
+#ifdef STARPU_USE_CUDA
+#include <starpu_cublas_v2.h>
+#endif
 #include "doors/runtime.h"
 #include "doors/stage.h"
 
@@ -35,9 +38,16 @@ int sg_runtime_start(void)
 		return ncuda;
 	started = 0;
 	if (starpu_is_initialized()) {
-		/* The application's StarPU: used as it is, and its to shut down. */
+		/* The application's StarPU: used as it is, and its to shut down. Our CUDA codelets
+		 * need cuBLAS on its workers, which it may not have initialised (no handle for
+		 * this thread then): measured on an H100, "cuBLAS gemm failed: the library was not
+		 * initialized". */
 		started = 1;
 		ncuda = (int)starpu_cuda_worker_get_count();
+#ifdef STARPU_USE_CUDA
+		if (ncuda > 0 && !starpu_cublas_get_local_handle())
+			starpu_cublas_init();
+#endif
 		return ncuda;
 	}
 	struct starpu_conf conf;
