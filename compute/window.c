@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "common/threads.h"
 #include "compute/window.h"
 
 struct chunk_ref {
@@ -20,13 +21,6 @@ struct sg_window {
 	sg_window_sampler sampler;
 	void *sampler_arg;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected_tasks,
                                    sg_window_sampler sampler, void *sampler_arg)
@@ -51,7 +45,7 @@ struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected
 	w->sampler = sampler;
 	w->sampler_arg = sampler_arg;
 	w->current = -1;
-	w->last_progress = now();
+	w->last_progress = sg_now();
 	return w;
 }
 
@@ -82,10 +76,10 @@ static void wait_a_little(struct sg_window *w)
 		deadline.tv_nsec -= 1000000000;
 	}
 	pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
-	if (w->progress && w->expected > 0 && now() - w->last_progress >= 1.0) {
+	if (w->progress && w->expected > 0 && sg_now() - w->last_progress >= 1.0) {
 		fprintf(stderr, "starpu_gemm: progress %5.1f%% (%lld of %lld tasks on rank 0)\n",
 		        100.0 * w->done / w->expected, (long long)w->done, (long long)w->expected);
-		w->last_progress = now();
+		w->last_progress = sg_now();
 	}
 }
 

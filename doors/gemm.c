@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/threads.h"
 #include "doors/runtime.h"
 #include <starpu_gemm.h>
 #ifdef STARPU_USE_CUDA
@@ -41,13 +42,6 @@ static int tile_size(const struct starpu_gemm_opts *opts, int64_t m, int64_t n, 
 	if (tile && atoi(tile) > 0)
 		return atoi(tile);
 	return starpu_gemm_default_tile(m, n, k, ncuda);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does:
@@ -197,7 +191,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
                        int64_t ldb, const void *beta, void *C, int64_t ldc,
                        const struct starpu_gemm_opts *opts_in, struct starpu_gemm_stats *stats)
 {
-	double t0 = now();
+	double t0 = sg_now();
 	int ncuda = sg_runtime_start();
 	if (ncuda < 0)
 		return ncuda;
@@ -212,7 +206,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	                        sg_load(p, beta, 0) != 0);
 	if (ret)
 		return ret;
-	double t1 = now();
+	double t1 = sg_now();
 	/* C blocks of a quarter of C's columns on GPUs: staged, the first chunk then waits for
 	 * fewer tiles, and C's blocks go back while later ones compute; in place, C's blocks go
 	 * home early too (pinned arrays, n = 32768 on an H100: 1.415-1.434 s against 1.453-1.469
@@ -240,7 +234,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		                      staging ? &hook : NULL, &req);
 	if (!ret)
 		ret = starpu_gemm_wait(req, stats);
-	double t2 = now(), waited = o.stager.waited;
+	double t2 = sg_now(), waited = o.stager.waited;
 	int sent_back = o.stager.back_next;
 	stats->pin_seconds = o.pins.seconds;
 	destroy_operands(&o, ret == 0);
@@ -250,8 +244,8 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		        "waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest back, "
 		        "unregister, unpin %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
-		        mode_name(&o), now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, waited,
-		        sent_back, now() - t2);
+		        mode_name(&o), sg_now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, waited,
+		        sent_back, sg_now() - t2);
 	return ret;
 }
 

@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
+#include "common/threads.h"
 #include "doors/pin.h"
 
 enum sg_pin_mode sg_pin_mode(void)
@@ -39,20 +40,13 @@ void sg_pin_set_add(struct sg_pin_set *set, const void *base, int64_t rows, int6
 	set->pinned[set->n++] = 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void sg_pin_set_pin(struct sg_pin_set *set)
 {
-	double t0 = now();
+	double t0 = sg_now();
 	/* A refusal leaves the range as it was: memory the caller pinned is used as it is. */
 	for (int r = 0; r < set->n; r++)
 		set->pinned[r] = starpu_memory_pin((void *)set->lo[r], set->hi[r] - set->lo[r]) == 0;
-	set->seconds += now() - t0;
+	set->seconds += sg_now() - t0;
 }
 
 void sg_pin_set_unpin(struct sg_pin_set *set)

@@ -9,11 +9,10 @@
  * among its pair's runs), and so threads can copy any columns in any order. */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "doors/redistribute.h"
+#include "common/threads.h"
 #include "common/errors.h"
 
 /* Local index of the first element of block b on the process holding it: the blocks of
@@ -269,39 +268,6 @@ static void release_tiles(const struct held_tiles *h)
 		starpu_data_release(h->handle[at]);
 }
 
-/* Calls fn(arg, item) for every item in [0, nitems) on up to threads threads, this one
- * included, each taking the next item left. Threads that cannot start leave their share to
- * the others. */
-struct team {
-	void (*fn)(const void *arg, int item);
-	const void *arg;
-	int nitems;
-	atomic_int next;
-};
-
-static void *team_member(void *team)
-{
-	struct team *t = team;
-	for (int item; (item = atomic_fetch_add(&t->next, 1)) < t->nitems;)
-		t->fn(t->arg, item);
-	return NULL;
-}
-
-static void run_on_threads(int nitems, int threads, void (*fn)(const void *arg, int item),
-                           const void *arg)
-{
-	struct team t = { .fn = fn, .arg = arg, .nitems = nitems };
-	atomic_init(&t.next, 0);
-	pthread_t *ids = threads > 1 ? malloc((size_t)(threads - 1) * sizeof(*ids)) : NULL;
-	int started = 0;
-	while (ids && started < threads - 1 &&
-	       pthread_create(&ids[started], NULL, team_member, &t) == 0)
-		started++;
-	team_member(&t);
-	for (int k = 0; k < started; k++)
-		pthread_join(ids[k], NULL);
-	free(ids);
-}
 
 /* One side of a move, or both (what stays on this rank): the columns whose runs it visits
  * are cut in pieces, shared by the threads. */
@@ -394,7 +360,7 @@ static void walk(struct walk *w, const struct sg_redist_scratch *s)
 				.end = (int)(first + per_piece < c->len ? first + per_piece : c->len) };
 	}
 	w->pieces = pieces;
-	run_on_threads(npieces, threads, move_piece, w);
+	sg_run_on_threads(npieces, threads, move_piece, w);
 }
 
 /* Between the local array and its packing buffer. */

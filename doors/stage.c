@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_gemm.h>
+#include "common/threads.h"
 #include "doors/stage.h"
 
 /* --- the pool of pinned buffers, kept across calls --------------------------------------------- */
@@ -252,13 +253,6 @@ static int list_tile(struct sg_stage_array *a, int t, void *arg)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 struct sg_back_ref {
 	struct sg_stager *st;
 	int tile;
@@ -390,34 +384,20 @@ void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i
 {
 	struct sg_stager *st = arg;
 	send_back(st, j0, j1);
-	double t0 = now();
+	double t0 = sg_now();
 	pthread_mutex_lock(&st->lock);
 	while (chunk_tiles(st, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, not_ready, NULL))
 		pthread_cond_wait(&st->cond, &st->lock);
 	pthread_mutex_unlock(&st->lock);
-	st->waited += now() - t0;
+	st->waited += sg_now() - t0;
 }
 
-/* C's tiles back into the caller's array, spread over the threads as the copy in was. */
-struct copy_back {
-	struct sg_stage_array *a;
-	const unsigned char *done;   /* tiles already copied back, or NULL */
-	int next;
-	pthread_mutex_t lock;
-};
-
-static void *copy_back_worker(void *arg)
+/* C's tiles back into the caller's array, the ones not sent back during the product. */
+static void copy_back_tile(const void *arg, int t)
 {
-	struct copy_back *cb = arg;
-	for (;;) {
-		pthread_mutex_lock(&cb->lock);
-		int t = cb->next++;
-		pthread_mutex_unlock(&cb->lock);
-		if (t >= cb->a->mt * cb->a->nt)
-			return NULL;
-		if (!cb->done || !cb->done[t])
-			copy_tile(cb->a, t, 1);
-	}
+	struct sg_stager *st = (struct sg_stager *)arg;
+	if (!st->back || !st->copied_back[t])
+		copy_tile(&st->C, t, 1);
 }
 
 void sg_stage_finish(struct sg_stager *st, int copy_back)
@@ -434,19 +414,8 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 		free(st->order);
 		st->order = NULL;
 	}
-	if (copy_back && st->C.tiles) {
-		struct copy_back cb = { .a = &st->C, .done = st->back ? st->copied_back : NULL };
-		pthread_mutex_init(&cb.lock, NULL);
-		pthread_t ids[32];
-		int started = 0;
-		while (started < st->threads - 1 && started < 32 &&
-		       pthread_create(&ids[started], NULL, copy_back_worker, &cb) == 0)
-			started++;
-		copy_back_worker(&cb);
-		for (int t = 0; t < started; t++)
-			pthread_join(ids[t], NULL);
-		pthread_mutex_destroy(&cb.lock);
-	}
+	if (copy_back && st->C.tiles)
+		sg_run_on_threads(st->C.mt * st->C.nt, st->threads, copy_back_tile, st);
 	free(st->back);
 	free(st->copied_back);
 	free(st->refs);
