@@ -231,8 +231,10 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 		find_cuda_workers(g);
 	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
 	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
+	/* The sampler scans every A and B tile each millisecond the walk waits: only where
+	 * remote tiles can exist, on several ranks. */
 	g->window = sg_window_create(lookahead, opts.progress && g->pb.rank == 0, local_tasks,
-	                             g->pb.local ? NULL : sample_remote_tiles, g);
+	                             C->nranks > 1 ? sample_remote_tiles : NULL, g);
 	g->job.run = walk;
 	g->job.arg = g;
 	if (!g->window || sg_submitter_post(&g->job)) {
