@@ -8,6 +8,8 @@
 #   xt-pinned, xt-pageable   cuBLASXt on matrices of the same kind (block XT_BLOCK)
 #   preload        bench/dgemm_app: dgemm_ on malloc'ed arrays, LD_PRELOAD=libstarpu_gemm_blas.so
 #                  (for n in PRELOAD_N)
+#   scalapack-NB   bench/scalapack_pdgemm, 1 rank, MB = NB, malloc'ed local arrays,
+#                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
 # Usage:
 #   bench/arrays.sh               run, then the table, the acceptance lines and the plot
 #   bench/arrays.sh --report CSV  the table, acceptance and plot again from a CSV of this script
@@ -36,7 +38,10 @@ report() {
         printf "accept n=%s pinned >= 0.95 x driver: %s; >= 1.1 x cuBLASXt: %s; pageable >= 0.8 x driver: %s; >= 1.5 x cuBLASXt pageable: %s; preload >= 0.8 x driver: %s\n",
                n, met(r(gp, d), 0.95), met(r(gp, xp), 1.1), met(r(gq, d), 0.8),
                met(r(gq, xq), 1.5), (pl == "" ? "not run" : met(r(pl, d), 0.8))
-      } }' "$csv" | tee "$base-table.txt"
+      }
+      for (key in t) { split(key, f, ","); if (f[1] ~ /^scalapack-/ && t["driver," f[2]] != "")
+        printf "accept n=%s %s through the ScaLAPACK preload: %s x driver (>= 0.7 at NB 256, >= 0.8 at NB = the tile)\n",
+               f[2], f[1], r(t[key], t["driver," f[2]]) } }' "$csv" | tee "$base-table.txt"
   # Plot: TFLOP/s against n, one line per case.
   awk -F, 'NR > 1 && $6 == "ok" { t[$2, $1] = $3; ns[$2] = 1 }
     END { split("driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload", c, " ")
@@ -63,7 +68,8 @@ csv=$results/arrays-$stamp.csv bench_log=$results/arrays-$stamp.log
 echo "case,n,tflops,time_s,pin_s,status" > "$csv"
 niter=${NITER:-2} warmup=${WARMUP:-1} limit=${STEP_TIMEOUT:-300} lib=${LIB:-$build/.libs}
 fwd=(-x LD_LIBRARY_PATH -x STARPU_SILENT)
-for v in STARPU_GEMM_VERBOSE STARPU_GEMM_PIN STARPU_GEMM_PIN_THREADS STARPU_SCHED STARPU_HOME; do
+for v in STARPU_GEMM_VERBOSE STARPU_GEMM_PIN STARPU_GEMM_PIN_THREADS STARPU_GEMM_STAGE_THREADS \
+         STARPU_GEMM_STAGE_MB STARPU_SCHED STARPU_HOME; do
   [ -n "${!v+x}" ] && fwd+=(-x "$v")
 done
 driver=(mpirun --allow-run-as-root --bind-to none -np 1 "${fwd[@]}"
@@ -80,15 +86,16 @@ run_case() {
     time_s=$(csv_column "$out" time_s | median)
     pin_s=$(csv_column "$out" pin_s | median)
   else
-    tflops=$(result_field "$out" tflops); time_s=$(result_field "$out" time_s)
+    tflops=$(result_field "$out" gflops | awk '{ printf "%.3f", $1 / 1000 }')
+    time_s=$(result_field "$out" time_s)
   fi
-  [ -n "$tflops" ] || status=${status/ok/no-result}
+  [ -n "$tflops" ] && [ "$tflops" != 0.000 ] || status=${status/ok/no-result}
   echo "$name,$n,$tflops,$time_s,$pin_s,$status" >> "$csv"
   printf '[%s] %-14s n=%-6s %8s TFLOP/s  %s s  (pinning %s s)  %s\n' "$(date +%T)" "$name" \
     "$n" "${tflops:--}" "${time_s:--}" "$pin_s" "$status"
 }
 
-cases=${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload}
+cases=${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload scalapack-256 scalapack-4096}
 for n in ${N_LIST:-32768 49152}; do
   size=(-M "$n" -N "$n" -K "$n")
   for c in $cases; do
@@ -105,6 +112,11 @@ for n in ${N_LIST:-32768 49152}; do
         run_case "$c" "$n" env LD_PRELOAD="$lib/libstarpu_gemm_blas.so" \
           STARPU_GEMM_BLAS_THRESHOLD=1 "$build/bench/dgemm_app" -n "$n" --niter "$niter" \
           --warmup "$warmup" ;;
+      scalapack-*)
+        case " ${PRELOAD_N:-32768} " in *" $n "*) ;; *) continue ;; esac
+        run_case "$c" "$n" mpirun --allow-run-as-root --bind-to none -np 1 "${fwd[@]}" \
+          -x LD_PRELOAD="$lib/libstarpu_gemm_scalapack.so" "$build/bench/scalapack_pdgemm" \
+          -n "$n" --nb "${c#scalapack-}" --niter "$niter" --warmup "$warmup" ;;
       *) echo "bench/arrays.sh: unknown case '$c'" >&2; exit 2 ;;
     esac
   done

@@ -143,8 +143,12 @@ static void walk_algorithm3(struct pgemm *g)
 					g->hook.before_chunk(g->hook.arg, &g->pb, i0, i1, j0, j1, k0, k1);
 				for (int i = i0; i < i1; i++)
 					for (int j = j0; j < j1; j++)
-						for (int k = k0; k < k1; k++)
+						for (int k = k0; k < k1; k++) {
+							if (g->hook.before_task)
+								g->hook.before_task(g->hook.arg, &g->pb,
+								                    i, j, k);
 							submit_gemm(g, i, j, k, ref);
+						}
 				if (pl->throttled && !g->pb.local)
 					flush_chunk_inputs(g, i0, i1, j0, j1, k0, k1);
 			}

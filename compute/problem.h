@@ -26,11 +26,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                  const struct starpu_gemm_opts *opts);
 
 /* Called on the submission thread before the tasks of each chunk are submitted, with the
- * chunk's tile ranges [i0,i1) x [j0,j1) of C and [k0,k1) of k: the one call on host arrays
- * waits there until the tiles the chunk reads are staged in pinned memory. */
+ * chunk's tile ranges [i0,i1) x [j0,j1) of C and [k0,k1) of k, then before each of its tasks
+ * GEMM(i, j, k) (either may be NULL): the one call on host arrays waits there until the tiles
+ * the task reads are staged in pinned memory. */
 struct sg_chunk_hook {
 	void (*before_chunk)(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
 	                     int j1, int k0, int k1);
+	void (*before_task)(void *arg, const struct sg_problem *pb, int i, int j, int k);
 	void *arg;
 };
 

@@ -212,7 +212,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	 * home early too (pinned arrays, n = 32768 on an H100: 1.415-1.434 s against 1.453-1.469
 	 * with the whole of C in one block, bench/notes-arrays.md). The copiers run ahead in the
 	 * walk's order. */
-	struct sg_chunk_hook hook = { sg_stage_before_chunk, &o.stager };
+	struct sg_chunk_hook hook = { sg_stage_before_chunk, sg_stage_before_task, &o.stager };
 	int staging = o.stager.A.staged || o.stager.B.staged || o.stager.C.staged;
 	if ((staging || ncuda > 0) && !opts.b && !opts.c)
 		opts.c = (int)((n + tile - 1) / tile + 3) / 4;

@@ -211,6 +211,29 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	return ret;
 }
 
+/* A grid of one process: the local arrays are the whole matrices, column-major with LLD
+ * (whatever MB and NB), which is the one call's layout: it multiplies them where they lie, its
+ * copier threads staging them through pinned tiles while the GPUs compute, instead of a
+ * redistribution before and after (on one H100, n = 32768: bench/notes-arrays.md). */
+static int multiply_in_place(const struct sg_pgemm_args *g, int tile, struct timings *t)
+{
+	size_t elemsize = sg_precision(g->prec)->elemsize;
+	const char *A = (const char *)g->A + ((g->ia - 1) + (g->ja - 1) * g->a.lld) * elemsize;
+	const char *B = (const char *)g->B + ((g->ib - 1) + (g->jb - 1) * g->b.lld) * elemsize;
+	char *C = (char *)g->C + ((g->ic - 1) + (g->jc - 1) * g->c.lld) * elemsize;
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.tile = tile;
+	double t0 = MPI_Wtime();
+	starpu_resume(); /* workers sleep outside this (doors/scalapack_runtime.c) */
+	int ret = starpu_gemm_gemm_ex(g->prec, g->transA, g->transB, g->m, g->n, g->k, g->alpha,
+	                              A, g->a.lld, B, g->b.lld, g->beta, C, g->c.lld, &opts,
+	                              NULL);
+	starpu_pause();
+	*t = (struct timings){ .compute = MPI_Wtime() - t0 };
+	return ret;
+}
+
 /* alpha = 0 or K = 0: C = beta C where it lies. Only this rank's runs are used (any tile will
  * do); without memory for them the call goes to PBLAS, which scales C locally too. */
 static int scale_c(const struct sg_pgemm_args *g, MPI_Comm comm, const char *symbol)
@@ -261,12 +284,19 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	if (no_product)
 		return scale_c(g, comm, symbol);
 
-	int tile = choose_tile(g, all[1], all[2]);
 	struct timings t;
-	int ret = multiply(g, comm, tile, &t);
+	int single = g->nprow * g->npcol == 1;
+	/* The one call picks its own tile for the workers unless the setting says. */
+	int tile = single ? all[2] : choose_tile(g, all[1], all[2]);
+	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, &t);
 	int rank;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
-	if (rank == 0 && sg_scalapack_verbose())
+	if (rank == 0 && sg_scalapack_verbose() && single)
+		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=1x1%s: "
+		        "one process: the arrays in place, through starpu_gemm_gemm, in %.6f s\n",
+		        symbol, (long long)g->m, (long long)g->n, (long long)g->k, g->transA,
+		        g->transB, ret ? " (failed, handed to ScaLAPACK)" : "", t.compute);
+	else if (rank == 0 && sg_scalapack_verbose())
 		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "
 		        "tile=%d copy_threads=%d%s: redistribution in %.6f s, compute %.6f s, "
 		        "redistribution out %.6f s\n", symbol, (long long)g->m, (long long)g->n,

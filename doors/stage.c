@@ -221,25 +221,14 @@ struct sg_stage_job {
 	int tile;
 };
 
-/* Calls fn on the tiles (as stored) of op(A)(i0:i1, k0:k1), op(B)(k0:k1, j0:j1), C(i0:i1,
- * j0:j1), until fn returns nonzero. */
-static int chunk_tiles(struct sg_stager *st, char ta, char tb, int i0, int i1, int j0, int j1,
-                       int k0, int k1, int (*fn)(struct sg_stage_array *, int, void *),
-                       void *arg)
+/* Calls fn on the tiles (as stored) that GEMM(i, j, k) reads, A(i,k), B(k,j), C(i,j) of the
+ * operations, until fn returns nonzero. */
+static int task_tiles(struct sg_stager *st, char ta, char tb, int i, int j, int k,
+                      int (*fn)(struct sg_stage_array *, int, void *), void *arg)
 {
-	for (int i = i0; i < i1; i++)
-		for (int k = k0; k < k1; k++)
-			if (fn(&st->A, ta == 'N' ? k * st->A.mt + i : i * st->A.mt + k, arg))
-				return 1;
-	for (int k = k0; k < k1; k++)
-		for (int j = j0; j < j1; j++)
-			if (fn(&st->B, tb == 'N' ? j * st->B.mt + k : k * st->B.mt + j, arg))
-				return 1;
-	for (int j = j0; j < j1; j++)
-		for (int i = i0; i < i1; i++)
-			if (fn(&st->C, j * st->C.mt + i, arg))
-				return 1;
-	return 0;
+	return fn(&st->A, ta == 'N' ? k * st->A.mt + i : i * st->A.mt + k, arg) ||
+	       fn(&st->B, tb == 'N' ? j * st->B.mt + k : k * st->B.mt + j, arg) ||
+	       fn(&st->C, j * st->C.mt + i, arg);
 }
 
 /* Building the order: each tile not ready once, at its first use (ready borrowed as a mark). */
@@ -333,14 +322,21 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	st->order = malloc(sizeof(*st->order) * (size_t)(total + 1));
 	if (!st->order)
 		return -ENOMEM;
-	/* The walk of compute/pgemm.c, Algorithm 3: y, x, z (one process: P = Q = 1). */
+	/* The walk of compute/pgemm.c, Algorithm 3: y, x, z (one process: P = Q = 1), and in a
+	 * chunk its tasks in submission order, i, j, k: the walk waits for a task's own tiles,
+	 * not for its chunk's, so the GPU starts as soon as the first three are staged (waiting
+	 * for the first chunk, all of A when the chunk spans k, held the walk 0.43 s at
+	 * n = 32768 on an H100). */
 	for (int y = 0; y < pl->Y; y++) {
 		int j0 = y * pl->c, j1 = j0 + pl->c < pl->Nt ? j0 + pl->c : pl->Nt;
 		for (int x = 0; x < pl->X; x++) {
 			int i0 = x * pl->b, i1 = i0 + pl->b < pl->Mt ? i0 + pl->b : pl->Mt;
 			for (int z = 0; z < pl->Z; z++) {
 				int k0 = z * pl->d, k1 = k0 + pl->d < pl->Kt ? k0 + pl->d : pl->Kt;
-				chunk_tiles(st, ta, tb, i0, i1, j0, j1, k0, k1, list_tile, st);
+				for (int i = i0; i < i1; i++)
+					for (int j = j0; j < j1; j++)
+						for (int k = k0; k < k1; k++)
+							task_tiles(st, ta, tb, i, j, k, list_tile, st);
 			}
 		}
 	}
@@ -382,11 +378,16 @@ static int not_ready(struct sg_stage_array *a, int t, void *arg)
 void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
                            int j1, int k0, int k1)
 {
+	(void)pb, (void)i0, (void)i1, (void)k0, (void)k1;
+	send_back(arg, j0, j1);
+}
+
+void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k)
+{
 	struct sg_stager *st = arg;
-	send_back(st, j0, j1);
 	double t0 = sg_now();
 	pthread_mutex_lock(&st->lock);
-	while (chunk_tiles(st, pb->transA, pb->transB, i0, i1, j0, j1, k0, k1, not_ready, NULL))
+	while (task_tiles(st, pb->transA, pb->transB, i, j, k, not_ready, NULL))
 		pthread_cond_wait(&st->cond, &st->lock);
 	pthread_mutex_unlock(&st->lock);
 	st->waited += sg_now() - t0;

@@ -3,7 +3,7 @@
  * lock), so it cannot hide behind the product. Copying does not: tiles of pinned memory, taken
  * from a pool kept across calls (pinning is paid once per process, not per call), are filled
  * from the caller's arrays by copier threads running ahead in the walk's order while the GPU
- * computes; the walk waits only for its chunk's tiles (a chunk hook); C's tiles are copied back
+ * computes; the walk waits only for each task's own tiles (a chunk hook); C's tiles are copied back
  * block column by block column as the walk leaves them, the last one after the product. The pool holds at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of
  * the node's memory); a product whose tiles do not fit pins its operands instead. */
 #ifndef SG_DOORS_STAGE_H
@@ -62,9 +62,11 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array);
 /* Start the copier threads on the tiles in the order the walk of plan reads them. */
 int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *plan, char transA,
                    char transB);
-/* The chunk hook (arg: struct sg_stager). */
+/* The chunk hook (arg: struct sg_stager): before a chunk, C's tiles of the block column the
+ * walk left go back; before a task, the walk waits until the tiles it reads are staged. */
 void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
                            int j1, int k0, int k1);
+void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k);
 /* After the descriptors are destroyed: copy C's tiles back (when copy_back), stop the
  * threads, give the buffers back to the pool. */
 void sg_stage_finish(struct sg_stager *st, int copy_back);
