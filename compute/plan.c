@@ -19,7 +19,9 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
 		return TILE_CPU;
 	int64_t smallest = m < n ? m : n;
 	smallest = smallest < k ? smallest : k;
-	return smallest >= 8LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
+	/* n = 16384 on an H100: 48.0 TFLOP/s with tiles of 4096 against 45.5 with 2048, both in
+	 * quarter-width C blocks (bench/results/tune-n16384-h100-20261124.log). */
+	return smallest >= 4LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
 }
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
@@ -145,6 +147,13 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 			} else {
 				c = sg_min((int)(area / b), Ntl);
 			}
+			/* GPUs: C blocks of at most a quarter of the rank's columns, so that C goes
+			 * home block by block while later blocks compute, instead of all of it
+			 * after the product: n = 16384 on an H100, 41.0 TFLOP/s with all of C in
+			 * one block, 48.0 in quarters (bench/results/tune-n16384-h100-20261124.log);
+			 * the one call on host arrays measured the same at n = 32768. */
+			if (!opts->c)
+				c = sg_min(c, sg_ceil_div(Ntl, 4));
 			b = sg_max(b, 1);
 			c = sg_max(c, 1);
 			/* Even blocks: X blocks of equal height beat X-1 full ones and a sliver. */

@@ -207,15 +207,12 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	if (ret)
 		return ret;
 	double t1 = sg_now();
-	/* C blocks of a quarter of C's columns on GPUs: staged, the first chunk then waits for
-	 * fewer tiles, and C's blocks go back while later ones compute; in place, C's blocks go
-	 * home early too (pinned arrays, n = 32768 on an H100: 1.415-1.434 s against 1.453-1.469
-	 * with the whole of C in one block, bench/notes-arrays.md). The copiers run ahead in the
-	 * walk's order. */
+	/* The copiers run ahead in the walk's order; on GPUs the planner cuts C in quarter-width
+	 * blocks, so that C's blocks go back while later ones compute (staged or in place:
+	 * pinned arrays, n = 32768 on an H100, 1.415-1.434 s against 1.453-1.469 with the whole
+	 * of C in one block, bench/notes-arrays.md). */
 	struct sg_chunk_hook hook = { sg_stage_before_chunk, sg_stage_before_task, &o.stager };
 	int staging = o.stager.A.staged || o.stager.B.staged || o.stager.C.staged;
-	if ((staging || ncuda > 0) && !opts.b && !opts.c)
-		opts.c = (int)((n + tile - 1) / tile + 3) / 4;
 	struct starpu_gemm_plan plan;
 	if (staging) {
 		ret = starpu_gemm_plan_make(&plan, ta, tb, o.A, o.B, o.C, &opts);

@@ -47,8 +47,47 @@ static char *buffer_alloc(size_t bytes)
 	void *ptr = NULL;
 	if (posix_memalign(&ptr, (size_t)sysconf(_SC_PAGESIZE), whole_pages(bytes)) != 0)
 		return NULL;
-	starpu_memory_pin(ptr, whole_pages(bytes));
 	return ptr;
+}
+
+/* New buffers (all of one size: a product's tiles) are pinned once all are taken (pin_fresh):
+ * registering fresh memory faults its pages in on one thread, which made the first call at n = 32768 on an H100 spend 9-15 s
+ * filling the pool against ~1 s of registration proper (bench/notes-arrays.md); the pages are
+ * faulted in by a team of threads first, then registered (which does not scale with threads:
+ * 17-26 GB/s with 1-16, bench/results/pins-h100-20261124.log). */
+static struct {
+	char **ptr;
+	int count, capacity;
+	size_t bytes;
+} fresh;
+
+static int remember_fresh(char *ptr, size_t bytes)
+{
+	if (fresh.count == fresh.capacity) {
+		int capacity = fresh.capacity ? 2 * fresh.capacity : 64;
+		char **grown = realloc(fresh.ptr, sizeof(*grown) * (size_t)capacity);
+		if (!grown)
+			return -ENOMEM;
+		fresh.ptr = grown;
+		fresh.capacity = capacity;
+	}
+	fresh.ptr[fresh.count++] = ptr;
+	fresh.bytes = bytes;
+	return 0;
+}
+
+static void touch_fresh(const void *arg, int b)
+{
+	(void)arg;
+	memset(fresh.ptr[b], 0, whole_pages(fresh.bytes));
+}
+
+static void pin_fresh(int threads)
+{
+	sg_run_on_threads(fresh.count, threads, touch_fresh, NULL);
+	for (int b = 0; b < fresh.count; b++)
+		starpu_memory_pin(fresh.ptr[b], whole_pages(fresh.bytes));
+	fresh.count = 0;
 }
 
 static void buffer_free(char *ptr, size_t bytes)
@@ -93,6 +132,10 @@ static char *pool_take(size_t bytes)
 		}
 	}
 	char *ptr = pool.total + bytes > pool.cap ? NULL : buffer_alloc(bytes);
+	if (ptr && remember_fresh(ptr, bytes)) {
+		free(ptr);
+		ptr = NULL;
+	}
 	if (!ptr)
 		return NULL;
 	pool.total += bytes;
@@ -175,6 +218,7 @@ int sg_stage_take(struct sg_stager *st)
 		ret = take(&st->B);
 	if (!ret)
 		ret = take(&st->C);
+	pin_fresh(st->threads);
 	if (!ret && !st->copy_c && st->C.tiles)
 		memset(st->C.ready, 1, (size_t)st->C.mt * st->C.nt); /* beta = 0: C is not read */
 	if (ret) {

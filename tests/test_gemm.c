@@ -115,8 +115,13 @@ static void one_case(const struct sg_precision *p, char ta, char tb, int64_t m, 
 	if (m > 0 && n > 0)
 		sg_cblas_gemm(p->letter, ta, tb, (int)m, (int)n, (int)k, &alpha, A.base, (int)A.ld,
 		              B.base, (int)B.ld, &beta, Cref_base, (int)C.ld);
-	int ret = starpu_gemm_gemm(p->letter, ta, tb, m, n, k, &alpha, A.base, A.ld, B.base,
-	                           B.ld, &beta, C.base, C.ld);
+	/* C blocks of all columns, or of 1 or 2 tile columns: several blocks send C's staged
+	 * tiles back while later blocks compute, as the planner's quarters do on GPUs. */
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.c = sgt_rand_int(0, 2);
+	int ret = starpu_gemm_gemm_ex(p->letter, ta, tb, m, n, k, &alpha, A.base, A.ld, B.base,
+	                              B.ld, &beta, C.base, C.ld, &opts, NULL);
 	int outside_same, a_same = !memcmp(A0, A.alloc, (size_t)A.total * p->elemsize);
 	int b_same = !memcmp(B0, B.alloc, (size_t)B.total * p->elemsize);
 	double diff = view_diff(p, &C, Cref, &outside_same);

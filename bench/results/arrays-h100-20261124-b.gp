@@ -1,0 +1,17 @@
+# Made by bench/arrays.sh; run: gnuplot arrays-h100-20261124-b.gp
+set terminal pngcairo noenhanced size 900,600
+set output 'arrays-h100-20261124-b.png'
+set title 'DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt'
+set xlabel 'n'
+set ylabel 'TFLOP/s'
+set key right bottom
+set grid
+set datafile missing 'NaN'
+set yrange [0:*]
+set xtics (32768)
+plot 'arrays-h100-20261124-b.dat' using 1:2 with linespoints lw 2 title 'driver', \
+     'arrays-h100-20261124-b.dat' using 1:3 with linespoints lw 2 title 'gemm-pinned', \
+     'arrays-h100-20261124-b.dat' using 1:4 with linespoints lw 2 title 'gemm-pageable', \
+     'arrays-h100-20261124-b.dat' using 1:5 with linespoints lw 2 title 'xt-pinned', \
+     'arrays-h100-20261124-b.dat' using 1:6 with linespoints lw 2 title 'xt-pageable', \
+     'arrays-h100-20261124-b.dat' using 1:7 with linespoints lw 2 title 'preload'
