@@ -59,6 +59,7 @@ static void scale_c(const struct sg_precision *p, int64_t m, int64_t n, const vo
 
 struct operands {
 	struct starpu_gemm_desc *A, *B, *C;
+	int shared_A;            /* A's descriptor belongs to the whole call (C in panels) */
 	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
 	struct sg_pin_set pins;
 	struct sg_stager stager;
@@ -68,7 +69,8 @@ static void destroy_operands(struct operands *o, int copy_back)
 {
 	/* Destroy writes C's latest tiles home (the caller's array, or its staged tiles) and waits
 	 * for every use of the tiles: only then may they be copied back, or unpinned. */
-	starpu_gemm_desc_destroy(o->A);
+	if (!o->shared_A)
+		starpu_gemm_desc_destroy(o->A);
 	starpu_gemm_desc_destroy(o->B);
 	starpu_gemm_desc_destroy(o->C);
 	sg_stage_finish(&o->stager, copy_back);
@@ -102,12 +104,16 @@ static enum sg_pin_mode choose_mode(int ncuda, double bytes)
 	return ncuda > 0 && bytes >= SG_PIN_MIN_BYTES ? SG_PIN_STAGE : SG_PIN_NONE;
 }
 
-static int make_descriptors(struct operands *o, char prec, int tile)
+/* A: the call's (a later panel of C), else a new one over a (which must outlive it). */
+static int make_descriptors(struct operands *o, char prec, int tile,
+                            struct starpu_gemm_desc *shared_A, struct sg_stage_array *a)
 {
 	struct sg_stager *st = &o->stager;
-	int ret = starpu_gemm_desc_create_user(&o->A, prec, st->A.rows, st->A.cols, tile,
-	                                       sg_stage_tile_address, &st->A, NULL,
-	                                       STARPU_GEMM_COMM_LOCAL);
+	o->shared_A = shared_A != NULL;
+	o->A = shared_A;
+	int ret = shared_A ? 0 : starpu_gemm_desc_create_user(&o->A, prec, a->rows, a->cols, tile,
+	                                                      sg_stage_tile_address, a, NULL,
+	                                                      STARPU_GEMM_COMM_LOCAL);
 	if (!ret)
 		ret = starpu_gemm_desc_create_user(&o->B, prec, st->B.rows, st->B.cols, tile,
 		                                   sg_stage_tile_address, &st->B, NULL,
@@ -119,35 +125,73 @@ static int make_descriptors(struct operands *o, char prec, int tile)
 	return ret;
 }
 
-/* Process-local descriptors over the caller's arrays: tiles in place, or staged copies. A and
- * B are only read (the tasks access them STARPU_R). */
-static int make_operands(struct operands *o, const struct sg_precision *p, char ta, char tb,
-                         int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
-                         const void *B, int64_t ldb, void *C, int64_t ldc, int tile, int ncuda,
-                         int read_c)
+/* One product of the call, C = alpha op(A) op(B) + beta C for C's columns [j0, j0 + n) of
+ * the whole call's (nc of them): the panel's B and C pointers and n are the panel's. */
+struct panel {
+	int64_t m, n, k, nc;
+	const void *A, *B;
+	void *C;
+	int64_t lda, ldb, ldc;
+};
+
+static void stager_init(struct sg_stager *st, const struct sg_precision *p, char ta, char tb,
+                        const struct panel *pn, int tile, int stage, int shared_A)
 {
-	int64_t a_rows = ta == 'N' ? m : k, a_cols = ta == 'N' ? k : m;
-	int64_t b_rows = tb == 'N' ? k : n, b_cols = tb == 'N' ? n : k;
-	memset(o, 0, sizeof(*o));
+	int64_t m = pn->m, n = pn->n, k = pn->k;
 	const char *threads = getenv("STARPU_GEMM_STAGE_THREADS");
-	struct sg_stager *st = &o->stager;
 	/* 16 copiers ran the n = 32768 DGEMM 5% faster than 8 on a 16-core H100 node (the GPU's
 	 * copies share the host's memory bandwidth with them). */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	st->threads = threads && atoi(threads) > 0 ? atoi(threads) : cores < 16 ? (int)cores : 16;
-	st->copy_c = read_c;
-	o->mode = choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize);
-	int stage = o->mode == SG_PIN_STAGE;
 	/* A leading dimension above INT_MAX cannot be registered in place (StarPU's is 32 bits,
-	 * the kernels' an int): such an operand is staged in every mode. */
-	sg_stage_array_init(&st->A, (char *)A, a_rows, a_cols, lda, p->elemsize, tile,
-	                    (stage && !caller_pinned(A)) || lda > INT_MAX);
-	sg_stage_array_init(&st->B, (char *)B, b_rows, b_cols, ldb, p->elemsize, tile,
-	                    (stage && !caller_pinned(B)) || ldb > INT_MAX);
-	sg_stage_array_init(&st->C, C, m, n, ldc, p->elemsize, tile,
-	                    (stage && !caller_pinned(C)) || ldc > INT_MAX);
+	 * the kernels' an int): such an operand is staged in every mode. A shared by later
+	 * panels is the first panel's: in place for them, and staged already. */
+	sg_stage_array_init(&st->A, (char *)pn->A, ta == 'N' ? m : k, ta == 'N' ? k : m, pn->lda,
+	                    p->elemsize, tile,
+	                    !shared_A && ((stage && !caller_pinned(pn->A)) || pn->lda > INT_MAX));
+	sg_stage_array_init(&st->B, (char *)pn->B, tb == 'N' ? k : n, tb == 'N' ? n : k, pn->ldb,
+	                    p->elemsize, tile,
+	                    (stage && !caller_pinned(pn->B)) || pn->ldb > INT_MAX);
+	sg_stage_array_init(&st->C, pn->C, m, n, pn->ldc, p->elemsize, tile,
+	                    (stage && !caller_pinned(pn->C)) || pn->ldc > INT_MAX);
+}
+
+/* The width of C's panels, in tiles: all of C when its staged tiles fit the pool at once (or
+ * nothing does), else the widest that leaves room for A's tiles and two panels' B and C tiles
+ * (the next panel is staged while one computes). */
+static int64_t panel_tiles(const struct sg_stager *whole, int64_t nt)
+{
+	size_t a = sg_stage_array_bytes(&whole->A), cap = sg_stage_pool_cap();
+	size_t bc = sg_stage_array_bytes(&whole->B) + sg_stage_array_bytes(&whole->C);
+	if (a + bc <= cap || a >= cap)
+		return nt;
+	/* A panel of w tile columns takes at most ceil(bc * w / nt) bytes of B and C tiles. */
+	for (int64_t w = nt / 2; w >= 1; w--)
+		if (a + 2 * ((bc * (size_t)w + (size_t)nt - 1) / (size_t)nt) <= cap)
+			return w;
+	return nt;
+}
+
+/* Process-local descriptors over the caller's arrays: tiles in place, or staged copies. A and
+ * B are only read (the tasks access them STARPU_R). A later panel of C takes the call's A
+ * (shared_A); the first of several keeps its staged A in *keep_A for the later ones. */
+static int make_operands(struct operands *o, const struct sg_precision *p, char ta, char tb,
+                         const struct panel *pn, int tile, int ncuda, int read_c,
+                         struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
+{
+	const void *A = pn->A, *B = pn->B;
+	void *C = pn->C;
+	int64_t lda = pn->lda, ldb = pn->ldb, ldc = pn->ldc, m = pn->m, n = pn->n, k = pn->k;
+	int64_t a_rows = ta == 'N' ? m : k, a_cols = ta == 'N' ? k : m;
+	int64_t b_rows = tb == 'N' ? k : n, b_cols = tb == 'N' ? n : k;
+	memset(o, 0, sizeof(*o));
+	struct sg_stager *st = &o->stager;
+	st->copy_c = read_c;
+	o->mode = choose_mode(ncuda, (double)(m * k + k * pn->nc + m * pn->nc) *
+	                             (double)p->elemsize);
+	stager_init(st, p, ta, tb, pn, tile, o->mode == SG_PIN_STAGE, shared_A != NULL);
 	int ret = sg_stage_take(st);
-	if (ret == -ENOSPC) {
+	if (ret == -ENOSPC && !shared_A && !keep_A) {
 		/* Past the staging pool's cap: pin the operands instead. */
 		st->A.staged = lda > INT_MAX;
 		st->B.staged = ldb > INT_MAX;
@@ -160,8 +204,13 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 			ret = -ENOMEM;
 		}
 	}
+	if (!ret && keep_A) {
+		st->A.keep = 1;
+		*keep_A = st->A;
+		keep_A->ready = NULL; /* the first panel's, freed with it */
+	}
 	if (!ret)
-		ret = make_descriptors(o, p->letter, tile);
+		ret = make_descriptors(o, p->letter, tile, shared_A, keep_A ? keep_A : &st->A);
 	st->C_desc = o->C;
 	if (!ret && o->mode == SG_PIN_ALL) {
 		if (!st->A.staged)
@@ -186,6 +235,82 @@ static const char *mode_name(const struct operands *o)
 	       ? "in place (pinned by the caller)" : "pageable copies";
 }
 
+/* A panel of C in flight: its operands (the copier threads use them: never moved) and its
+ * request. */
+struct flight {
+	struct operands o;
+	struct starpu_gemm_request *req;
+	int active;
+};
+
+/* What the verbose line reports, summed over the panels. */
+struct report {
+	double waited, pinning, product_end;
+	int sent_back;
+	const char *mode;
+};
+
+static int start_panel(struct flight *f, const struct sg_precision *p, char ta, char tb,
+                       const struct panel *pn, const void *alpha, const void *beta,
+                       struct starpu_gemm_opts opts, int tile, int ncuda,
+                       struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
+{
+	int ret = make_operands(&f->o, p, ta, tb, pn, tile, ncuda, sg_load(p, beta, 0) != 0,
+	                        shared_A, keep_A);
+	if (ret)
+		return ret;
+	struct operands *o = &f->o;
+	struct sg_chunk_hook hook = { sg_stage_before_chunk, sg_stage_before_task, &o->stager };
+	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;
+	if (staging) {
+		struct starpu_gemm_plan plan;
+		ret = starpu_gemm_plan_make(&plan, ta, tb, o->A, o->B, o->C, &opts);
+		if (!ret)
+			ret = sg_stage_start(&o->stager, &plan, ta, tb);
+		/* The walk must follow the order the copiers follow: the planner reads the free
+		 * memory each time, so it is given this plan's choices rather than asked again. */
+		opts.b = plan.b;
+		opts.c = plan.c;
+		opts.d = plan.d;
+		opts.lookahead = plan.lookahead;
+	}
+	if (!ret)
+		ret = sg_pgemm_submit(ta, tb, alpha, o->A, o->B, beta, o->C, &opts,
+		                      staging ? &hook : NULL, &f->req);
+	if (ret) {
+		destroy_operands(o, 0);
+		return ret;
+	}
+	f->active = 1;
+	return 0;
+}
+
+static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int first,
+                        struct report *r)
+{
+	struct starpu_gemm_stats s = { 0 };
+	int ret = starpu_gemm_wait(f->req, &s);
+	r->product_end = sg_now();
+	if (first)
+		stats->plan = s.plan;
+	stats->tasks += s.tasks;
+	stats->chunks += s.chunks;
+	stats->peak_remote_tiles = s.peak_remote_tiles > stats->peak_remote_tiles
+	                           ? s.peak_remote_tiles : stats->peak_remote_tiles;
+	r->waited += f->o.stager.waited;
+	r->sent_back += f->o.stager.back_next;
+	r->pinning += f->o.pins.seconds;
+	destroy_operands(&f->o, ret == 0);
+	f->active = 0;
+	return ret;
+}
+
+/* The product, in panels of C's columns when its staged tiles do not fit the pool at once
+ * (panel_count): A is staged once, by the first panel, and the next panel's B and C are staged
+ * while one computes; two panels in flight at most. The copiers run ahead in the walk's order;
+ * on GPUs the planner cuts C in quarter-width blocks, so that C's blocks go back while later
+ * ones compute (staged or in place: pinned arrays, n = 32768 on an H100, 1.415-1.434 s against
+ * 1.453-1.469 with the whole of C in one block, bench/notes-arrays.md). */
 static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m, int64_t n,
                        int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
                        int64_t ldb, const void *beta, void *C, int64_t ldc,
@@ -201,48 +326,62 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	else
 		starpu_gemm_opts_init(&opts);
 	int tile = tile_size(&opts, m, n, k, ncuda);
-	struct operands o;
-	int ret = make_operands(&o, p, ta, tb, m, n, k, A, lda, B, ldb, C, ldc, tile, ncuda,
-	                        sg_load(p, beta, 0) != 0);
-	if (ret)
-		return ret;
-	double t1 = sg_now();
-	/* The copiers run ahead in the walk's order; on GPUs the planner cuts C in quarter-width
-	 * blocks, so that C's blocks go back while later ones compute (staged or in place:
-	 * pinned arrays, n = 32768 on an H100, 1.415-1.434 s against 1.453-1.469 with the whole
-	 * of C in one block, bench/notes-arrays.md). */
-	struct sg_chunk_hook hook = { sg_stage_before_chunk, sg_stage_before_task, &o.stager };
-	int staging = o.stager.A.staged || o.stager.B.staged || o.stager.C.staged;
-	struct starpu_gemm_plan plan;
-	if (staging) {
-		ret = starpu_gemm_plan_make(&plan, ta, tb, o.A, o.B, o.C, &opts);
-		if (!ret)
-			ret = sg_stage_start(&o.stager, &plan, ta, tb);
-		/* The walk must follow the order the copiers follow: the planner reads the free
-		 * memory each time, so it is given this plan's choices rather than asked again. */
-		opts.b = plan.b;
-		opts.c = plan.c;
-		opts.d = plan.d;
-		opts.lookahead = plan.lookahead;
+	struct panel whole = { m, n, k, n, A, B, C, lda, ldb, ldc };
+	struct sg_stager sizes = { 0 };
+	stager_init(&sizes, p, ta, tb, &whole, tile,
+	            choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize) ==
+	            SG_PIN_STAGE, 0);
+	int64_t width = panel_tiles(&sizes, (n + tile - 1) / tile) * tile;
+	int64_t panels = (n + width - 1) / width;
+
+	struct flight flights[2] = { { .active = 0 } };
+	struct sg_stage_array kept_A = { 0 };
+	struct starpu_gemm_desc *shared_A = NULL;
+	struct report r = { 0 };
+	double t1 = t0;
+	int ret = 0;
+	for (int64_t q = 0; q < panels && !ret; q++) {
+		struct flight *f = &flights[q % 2];
+		if (f->active) /* the panel before the last: its buffers serve this one */
+			ret = finish_panel(f, stats, q == 2, &r);
+		if (ret)
+			break;
+		int64_t j0 = q * width;
+		size_t es = p->elemsize;
+		struct panel pn = whole;
+		pn.n = n - j0 < width ? n - j0 : width;
+		pn.B = (const char *)B + (tb == 'N' ? j0 * ldb : j0) * (int64_t)es;
+		pn.C = (char *)C + j0 * ldc * (int64_t)es;
+		ret = start_panel(f, p, ta, tb, &pn, alpha, beta, opts, tile, ncuda, shared_A,
+		                  panels > 1 && q == 0 ? &kept_A : NULL);
+		if (!ret && q == 0) {
+			if (panels > 1) { /* A's descriptor is the call's from now on */
+				shared_A = f->o.A;
+				f->o.shared_A = 1;
+			}
+			r.mode = mode_name(&f->o);
+			t1 = sg_now();
+		}
 	}
-	struct starpu_gemm_request *req;
-	if (!ret)
-		ret = sg_pgemm_submit(ta, tb, alpha, o.A, o.B, beta, o.C, &opts,
-		                      staging ? &hook : NULL, &req);
-	if (!ret)
-		ret = starpu_gemm_wait(req, stats);
-	double t2 = sg_now(), waited = o.stager.waited;
-	int sent_back = o.stager.back_next;
-	stats->pin_seconds = o.pins.seconds;
-	destroy_operands(&o, ret == 0);
+	for (int64_t q = panels - 2; q < panels; q++) {
+		struct flight *f = &flights[(q + 2) % 2];
+		if (q >= 0 && f->active) {
+			int done = finish_panel(f, stats, q == 0, &r);
+			ret = ret ? ret : done;
+		}
+	}
+	starpu_gemm_desc_destroy(shared_A);
+	sg_stage_array_release(&kept_A);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
+		        "worker(s), %s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
 		        "waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest back, "
 		        "unregister, unpin %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
-		        mode_name(&o), sg_now() - t0, t1 - t0, stats->pin_seconds, t2 - t1, waited,
-		        sent_back, sg_now() - t2);
+		        r.mode ? r.mode : "failed", panels > 1 ? ", C in panels" : "", sg_now() - t0,
+		        t1 - t0, r.pinning, r.product_end - t1, r.waited, r.sent_back,
+		        sg_now() - r.product_end);
+	stats->pin_seconds = r.pinning;
 	return ret;
 }
 

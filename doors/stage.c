@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,11 +23,11 @@ static struct {
 	size_t cap;
 } pool;
 
-static size_t pool_cap(void)
+size_t sg_stage_pool_cap(void)
 {
 	const char *mb = getenv("STARPU_GEMM_STAGE_MB");
-	if (mb && *mb)
-		return (size_t)strtoull(mb, NULL, 10) << 20;
+	if (mb && *mb) /* fractions too: the tests make small products need panels */
+		return (size_t)(strtod(mb, NULL) * (1 << 20));
 	return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 4;
 }
 
@@ -170,7 +171,12 @@ static size_t buffer_bytes(const struct sg_stage_array *a)
 	return (size_t)a->tile * a->tile * a->elemsize;
 }
 
-static void give_back(struct sg_stage_array *a)
+size_t sg_stage_array_bytes(const struct sg_stage_array *a)
+{
+	return a->staged ? (size_t)a->mt * a->nt * buffer_bytes(a) : 0;
+}
+
+void sg_stage_array_release(struct sg_stage_array *a)
 {
 	if (a->tiles) {
 		for (int t = 0; t < a->mt * a->nt; t++)
@@ -178,6 +184,13 @@ static void give_back(struct sg_stage_array *a)
 				pool_release(a->tiles[t], buffer_bytes(a));
 		free(a->tiles);
 	}
+	a->tiles = NULL;
+}
+
+static void give_back(struct sg_stage_array *a)
+{
+	if (!a->keep)
+		sg_stage_array_release(a);
 	free(a->ready);
 	a->tiles = NULL;
 	a->ready = NULL;
@@ -203,14 +216,13 @@ static int take(struct sg_stage_array *a)
 
 int sg_stage_take(struct sg_stager *st)
 {
-	pool.cap = pool_cap();
+	pool.cap = sg_stage_pool_cap();
 	/* Decided before taking anything: a product that does not fit must not fill the pool
 	 * (and pin its memory) for nothing. */
 	struct sg_stage_array *arrays[3] = { &st->A, &st->B, &st->C };
 	size_t needed = 0;
 	for (int x = 0; x < 3; x++)
-		if (arrays[x]->staged)
-			needed += (size_t)arrays[x]->mt * arrays[x]->nt * buffer_bytes(arrays[x]);
+		needed += sg_stage_array_bytes(arrays[x]);
 	if (needed > pool.cap)
 		return -ENOSPC;
 	int ret = take(&st->A);

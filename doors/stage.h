@@ -21,6 +21,8 @@ struct sg_stage_array {
 	size_t elemsize;
 	int tile, mt, nt;
 	int staged;              /* 0: used in place (the caller pinned it, or pinning is off) */
+	int keep;                /* its buffers outlive the product (A, shared by C's panels):
+	                          * given back by sg_stage_array_release */
 	char **tiles;            /* staged: mt*nt pool buffers, tile index j*mt + i */
 	unsigned char *ready;    /* copied in (or not to be: C with beta = 0) */
 };
@@ -53,6 +55,11 @@ struct sg_stager {
 /* Describe one operand (stage: 0 to use it in place). */
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
                          int64_t ld, size_t elemsize, int tile, int stage);
+/* Bytes of pool buffers the operand needs (0 when it is used in place), and the pool's cap. */
+size_t sg_stage_array_bytes(const struct sg_stage_array *a);
+size_t sg_stage_pool_cap(void);
+/* Gives the buffers of an operand that was kept (keep) back to the pool. */
+void sg_stage_array_release(struct sg_stage_array *a);
 /* Take pinned buffers from the pool for every tile of the staged operands. Returns 0, or
  * -ENOSPC when they would take the pool past its cap (nothing is kept), -ENOMEM. */
 int sg_stage_take(struct sg_stager *st);

@@ -198,7 +198,7 @@ static void huge_leading_dimensions(void)
 			/* With no staging pool (STARPU_GEMM_STAGE_MB=0) it cannot run: -ENOMEM, C as
 			 * it was. */
 			const char *pool = getenv("STARPU_GEMM_STAGE_MB");
-			int no_pool = pool && atoi(pool) == 0 && *pool == '0';
+			int no_pool = pool && *pool && strtod(pool, NULL) == 0;
 			int ok = ret == (no_pool ? -ENOMEM : 0);
 			for (int i = 0; i < 20; i++)
 				ok &= no_pool ? isnan(C[i]) : C[i] == 2 * (i + 1);
