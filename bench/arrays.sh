@@ -14,7 +14,8 @@
 #   bench/arrays.sh               run, then the table, the acceptance lines and the plot
 #   bench/arrays.sh --report CSV  the table, acceptance and plot again from a CSV of this script
 # Environment: BUILD [build], RESULTS [bench/results], N_LIST [32768 49152], PRELOAD_N [32768],
-#   NITER [2], WARMUP [1], XT_BLOCK [4096], STEP_TIMEOUT [300], CASES [every case above],
+#   NITER [2], WARMUP [1], XT_NITER and XT_WARMUP [the same; cuBLASXt from pageable memory is
+#   slow enough for one run], XT_BLOCK [4096], STEP_TIMEOUT [300], CASES [every case above],
 #   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs]
 # CSV columns: case,n,tflops,time_s,pin_s,status (tflops: median of the timed runs).
 set -uo pipefail
@@ -104,9 +105,9 @@ for n in ${N_LIST:-32768 49152}; do
       gemm-pinned) run_case "$c" "$n" "${driver[@]}" "${size[@]}" --layout lapack-pinned ;;
       gemm-pageable) run_case "$c" "$n" "${driver[@]}" "${size[@]}" --layout lapack ;;
       xt-pinned) run_case "$c" "$n" "$build/bench/cublasxt_dgemm" -n "$n" --block "${XT_BLOCK:-4096}" \
-                   --niter "$niter" --warmup "$warmup" ;;
+                   --niter "${XT_NITER:-$niter}" --warmup "${XT_WARMUP:-$warmup}" ;;
       xt-pageable) run_case "$c" "$n" "$build/bench/cublasxt_dgemm" -n "$n" --block "${XT_BLOCK:-4096}" \
-                     --niter "$niter" --warmup "$warmup" --pageable ;;
+                     --niter "${XT_NITER:-$niter}" --warmup "${XT_WARMUP:-$warmup}" --pageable ;;
       preload)
         case " ${PRELOAD_N:-32768} " in *" $n "*) ;; *) continue ;; esac
         run_case "$c" "$n" env LD_PRELOAD="$lib/libstarpu_gemm_blas.so" \

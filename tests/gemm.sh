@@ -18,15 +18,16 @@ for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_
     timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
 done
 # A pool too small for a product's tiles but large enough for A's and two panels of C (and
-# B): C is multiplied panel by panel, A staged once (60 KiB: some products take panels, others
-# fit, others fall back to pinning).
-out=$(STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0.06 STARPU_GEMM_VERBOSE=1 \
-      STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
+# B): C is multiplied panel by panel, A staged once (60 KiB, tiles of 16, sizes of a fixed
+# seed: some products take panels, others fit, others fall back to pinning).
+pool_mb=0.06
+out=$(STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=$pool_mb STARPU_GEMM_VERBOSE=1 SEED=1 \
+      STARPU_GEMM_TILE=16 STARPU_NCPU=${STARPU_NCPU:-2} \
       timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4 2>&1) || { echo "$out"; exit 1; }
 grep -v '^starpu_gemm: [sdcz]gemm' <<< "$out"
 panels=$(grep -c 'C in panels' <<< "$out" || true)
-[ "$panels" -gt 0 ] || { echo "FAIL no product ran in panels with a 60 KiB pool"; exit 1; }
-echo "PASS $panels products ran in panels of C with a 60 KiB staging pool"
+[ "$panels" -gt 0 ] || { echo "FAIL no product ran in panels with a $pool_mb MiB pool"; exit 1; }
+echo "PASS $panels products ran in panels of C with a $pool_mb MiB staging pool"
 STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
 # StarPU's life around the door: the application's, then the door's own, then none at exit
 # (staged too: the pool's buffers outlive the application's StarPU).
