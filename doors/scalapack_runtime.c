@@ -12,6 +12,7 @@
 #include "doors/scalapack.h"
 #include "doors/runtime.h"
 #include "common/errors.h"
+#include "common/preflight.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
 
@@ -64,6 +65,17 @@ static int start_runtime(int speak)
 			        "to ScaLAPACK\n", provided);
 		return -EPROTONOSUPPORT;
 	}
+	/* StarPU aborts the application on a malformed STARPU_* variable or a broken
+	 * calibration directory. */
+	char notice[512], err[512];
+	if (sg_preflight(notice, sizeof(notice), err, sizeof(err))) {
+		if (speak)
+			fprintf(stderr, "starpu_gemm_scalapack: warning: %s: p?gemm_ calls go to "
+			        "ScaLAPACK\n", err);
+		return -EINVAL;
+	}
+	if (notice[0] && speak)
+		fprintf(stderr, "starpu_gemm_scalapack: notice: %s\n", notice);
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	cpu_defaults(&conf);

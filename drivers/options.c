@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 
@@ -117,6 +118,29 @@ static const char *option_label(int code)
 		return label;
 	}
 	return "?";
+}
+
+/* getopt_long's '?': word is the argument it stopped at. optopt is the short letter it did
+ * not know, or the code of a flag given a value (--check=yes: OPT_CHECK, not a character), or
+ * 0 for an unknown long option. User bytes are escaped: never raw control bytes on stderr. */
+static void unknown_option(const char *word, int optopt, char *err, size_t errlen)
+{
+	char shown[96];
+	sg_printable(word, shown, sizeof(shown));
+	if (optopt > 0 && !strncmp(word, "--", 2) && strchr(word, '=')) {
+		sg_driver_error(err, errlen, "%s takes no value (got '%s')", option_label(optopt),
+		                shown);
+		return;
+	}
+	if (optopt > 0 && optopt < 256 && word[0] == '-' && word[1] != '-') {
+		char letter[2] = { (char)optopt, 0 }, shown_letter[8], in_word[112] = "";
+		if (strlen(word) > 2) /* -qx: say where the x was */
+			snprintf(in_word, sizeof(in_word), " in '%s'", shown);
+		sg_driver_error(err, errlen, "unknown option '-%s'%s (see --help)",
+		                sg_printable(letter, shown_letter, sizeof(shown_letter)), in_word);
+		return;
+	}
+	sg_driver_error(err, errlen, "unknown option '%s' (see --help)", shown);
 }
 
 /* An integer in [lo, hi], the whole string and nothing else. */
@@ -375,10 +399,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			                                                    : argv[optind - 1]);
 			return SG_OPTIONS_ERROR;
 		default: /* '?' */
-			if (optopt)
-				sg_driver_error(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			else
-				sg_driver_error(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			unknown_option(argv[optind - 1], optopt, err, errlen);
 			return SG_OPTIONS_ERROR;
 		}
 		if (rc)

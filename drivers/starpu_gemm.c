@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
+#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -24,23 +25,31 @@ static const uint64_t seedA = 1, seedB = 2, seedC0 = 3;
 
 static int rank, nranks;
 
-/* Collective: 0 when no rank has an error; else 1 on every rank, and rank 0 prints the
- * message of the lowest failing rank. error is NULL or empty where this rank is fine. */
-static int agree_on_error(const char *error)
+/* Collective: 0 when no rank has text; else 1 on every rank, and rank 0 prints the text of
+ * the lowest rank that has one, as "starpu_gemm: <kind>: text". text is NULL or empty where
+ * this rank has nothing to say. */
+static int say_first(const char *text, const char *kind)
 {
 	char message[512] = "";
-	int mine = error && *error ? rank : nranks, first;
+	int mine = text && *text ? rank : nranks, first;
 	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == nranks)
 		return 0;
 	if (rank == first)
-		snprintf(message, sizeof(message), "%s", error);
+		snprintf(message, sizeof(message), "%s", text);
 	MPI_Bcast(message, sizeof(message), MPI_CHAR, first, MPI_COMM_WORLD);
 	if (rank == 0) {
-		fprintf(stderr, "starpu_gemm: error: %s\n", message);
+		fprintf(stderr, "starpu_gemm: %s: %s\n", kind, message);
 		fflush(stderr);
 	}
 	return 1;
+}
+
+/* Collective: 0 when no rank has an error; else 1 on every rank, and rank 0 prints the
+ * message of the lowest failing rank. error is NULL or empty where this rank is fine. */
+static int agree_on_error(const char *error)
+{
+	return say_first(error, "error");
 }
 
 /* Neither CPU nor CUDA workers: say which settings led there. */
@@ -352,6 +361,17 @@ int main(int argc, char **argv)
 	if (provided < MPI_THREAD_SERIALIZED && rank == 0)
 		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
+
+	/* Before StarPU reads its variables and its calibration directory: StarPU aborts on a
+	 * bad one. Every rank checks before any starts StarPU (the agreement is a barrier), so
+	 * no rank repairs a file another rank's StarPU is writing. */
+	char notice[512];
+	sg_preflight(notice, sizeof(notice), err, sizeof(err));
+	if (agree_on_error(err)) {
+		MPI_Finalize();
+		return EXIT_BAD_INPUT;
+	}
+	say_first(notice, "notice");
 
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
