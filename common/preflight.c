@@ -43,6 +43,7 @@ static const struct env_rule rules[] = {
 	STARPU_INT("STARPU_MPI_THREAD_COREID", 0, INT_MAX, "a core number"),
 	STARPU_INT("STARPU_WORKERS_GETBIND", 0, INT_MAX, "a switch (0 or 1)"),
 	STARPU_INT("STARPU_WORKERS_NOBIND", 0, INT_MAX, "a switch (0 or 1)"),
+	STARPU_INT("STARPU_MPI_NOBIND", 0, INT_MAX, "a switch (0 or 1)"),
 	STARPU_INT("STARPU_SILENT", 0, INT_MAX, "a switch (0 or 1)"),
 	STARPU_INT("STARPU_NOPENCL", 0, INT_MAX, "a number of OpenCL workers"),
 	STARPU_INT("STARPU_NWORKER_PER_CUDA", 1, INT_MAX, "a number of workers per GPU"),
