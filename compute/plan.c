@@ -232,7 +232,9 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G : 0, Mtl, Ntl, &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
-		plan->lookahead = opts.lookahead >= 0 ? opts.lookahead
+		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one
+		 * only shrinks d: clamped (the caller sees plan->lookahead < its own). */
+		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
 		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G,
 		                                  plan->lookahead + 1.0, pb.Kt);

@@ -53,7 +53,7 @@ static const struct option_doc docs[] = {
 	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
 	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
 	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
-	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first (default 1)" },
+	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)" },
 	{ "check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
 	                            "sampled)" },
 	{ "check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
@@ -172,18 +172,28 @@ static int parse_int(int code, const char *text, int64_t lo, int64_t hi, int64_t
  * fail on a non-finite result. */
 static int parse_scalar(int code, const char *text, double parts[2], char *err, size_t errlen)
 {
-	char *end = NULL;
+	char *end = NULL, shown[96];
+	errno = 0;
 	parts[0] = strtod(text, &end);
+	int overflow = errno == ERANGE && isinf(parts[0]);
 	parts[1] = 0;
 	if (end != text && *end == ',') {
 		const char *im = end + 1;
+		errno = 0;
 		parts[1] = strtod(im, &end);
+		overflow |= errno == ERANGE && isinf(parts[1]);
 		if (end == im)
 			end = (char *)im - 1; /* report the whole text below */
 	}
 	if (end == text || *end != '\0') {
 		sg_driver_error(err, errlen, "%s: '%s' is not a number or RE,IM pair",
-		          option_label(code), text);
+		          option_label(code), sg_printable(text, shown, sizeof(shown)));
+		return -1;
+	}
+	/* 1e400 is not inf by intent ("inf" is): strtod rounds it there and says ERANGE. */
+	if (overflow) {
+		sg_driver_error(err, errlen, "%s: %s overflows a double (largest %g; write inf for "
+		                "an infinite scalar)", option_label(code), text, DBL_MAX);
 		return -1;
 	}
 	return 0;
@@ -370,7 +380,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			opts->niter = (int)v;
 			break;
 		case OPT_WARMUP:
-			rc = parse_int(code, optarg, 0, INT_MAX, &v, err, errlen);
+			rc = parse_int(code, optarg, 0, SG_DRIVER_MAX_WARMUP, &v, err, errlen);
 			opts->warmup = (int)v;
 			break;
 		case OPT_CHECK: opts->check = 1; break;

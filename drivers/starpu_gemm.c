@@ -301,8 +301,12 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			sg_driver_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
 		if (agree_on_error(err))
 			return EXIT_FAILED;
-		if (!timed)
+		if (!timed) {
+			/* More than one warm-up run: say how far they are, they print nothing else. */
+			if (o->warmup > 1 && rank == 0 && !o->quiet && !o->csv)
+				printf("warm-up %d/%d: %.4f s\n", iter + o->warmup, o->warmup, seconds);
 			continue;
+		}
 		/* The plan printed first was made before the run: report the one it followed. */
 		if (plans_differ(&stats.plan, plan)) {
 			*plan = stats.plan;
@@ -402,6 +406,10 @@ int main(int argc, char **argv)
 		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
 		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
 	if (!agree_on_error(err)) {
+		if (rank == 0 && opts.lookahead > plan.lookahead)
+			fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
+			        "chunk(s) can follow the current one; lookahead %d\n", opts.lookahead,
+			        plan.Kt, plan.lookahead, plan.lookahead);
 		rep.plan = &plan;
 		sg_report_plan(&rep);
 		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep, &plan);
