@@ -190,6 +190,7 @@ done <<TABLE
 # Edge sizes that must run.
 0 | 30 | - | check: PASSED | | -M 1 -N 1 -K 1 -q --check
 0 | 30 | - | check: PASSED | | -M 513 -N 7 -K 1025 -t 512 -q --check --niter 1
+0 | 30 | - | tile=100; check: PASSED | | -M 100 -N 100 -K 100 -t 16384 --check --niter 1
 # StarPU's variables: each one the driver documents, reads or sets.
 2 | 20 | - | STARPU_LIMIT_CPU_MEM='abc' is not a size in MiB | STARPU_LIMIT_CPU_MEM=abc | $S
 2 | 20 | - | STARPU_LIMIT_CPU_MEM='12abc' is not a size in MiB | STARPU_LIMIT_CPU_MEM=12abc | $S
