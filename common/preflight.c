@@ -52,7 +52,7 @@ static const struct env_rule rules[] = {
 	STARPU_INT("STARPU_MPI_STATS", 0, INT_MAX, "a switch (0 or 1)"),
 	STARPU_INT("STARPU_COMM_STATS", 0, INT_MAX, "a switch (0 or 1)"),
 	/* The library's own that the doors read once StarPU is up (README, doors/). */
-	{ "STARPU_GEMM_PIN", ENV_CHOICE, 0, 0, "a pinning mode", 1, "stage|all|none" },
+	{ "STARPU_GEMM_PIN", ENV_CHOICE, 0, 0, "a pinning mode", 1, "stage|all|none|auto" },
 	OUR_INT("STARPU_GEMM_TILE", 1, 1 << 20, "a tile size"),
 	OUR_INT("STARPU_GEMM_STAGE_MB", 0, LLONG_MAX >> 20, "a size in MiB"),
 	OUR_INT("STARPU_GEMM_STAGE_THREADS", 1, 1024, "a number of threads"),
