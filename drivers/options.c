@@ -91,6 +91,11 @@ void sg_options_usage(FILE *out, const char *program)
 	        "choice\n"
 	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
 	        "per rank\n"
+	        "  STARPU_HOME      where StarPU keeps its calibrations (default $HOME); an unusable "
+	        "one\n                   (read-only, full) is replaced by a private one for the "
+	        "run\n"
+	        "Each STARPU_* variable is checked before StarPU starts: a bad value is an error "
+	        "(exit 2).\n"
 	        "Ranks sharing a node unbound (mpirun --bind-to none) get a slice of its cores each "
 	        "when they\nuse GPUs. Exit status: 0 ok, 1 check failed or run error, 2 invalid "
 	        "input.\n");
