@@ -2,6 +2,7 @@
  * predicts memory and traffic with its Equation (1), so runs can compare measured with
  * predicted. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "compute/problem.h"
@@ -172,12 +173,18 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 	*cp = sg_min(c, Ntl);
 }
 
-/* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, and
- * beside the C block in each GPU, b*c/G + (l+1)(b + c/G)d. 0 when not even d=1 fits. */
+/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies):
+ * about 1 KiB was seen per task (issue 14), against 8 bytes of data for a 1 x 1 double tile.
+ * Negligible for the tiles GPUs use; what bounds tiny tiles. */
+#define SG_TASK_HOST_BYTES 1024.0
+
+/* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
+ * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
+ * GPU, b*c/G + (l+1)(b + c/G)d. 0 when not even d=1 fits. */
 static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G, double window,
-                       int Kt)
+                       int Kt, double task_tiles)
 {
-	int d = largest_d(host_tiles, 0, (double)(b + c), window, Kt);
+	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, window, Kt);
 	if (gpu_tiles > 0)
 		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, window, Kt));
 	return d;
@@ -190,6 +197,12 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 	struct sg_problem pb;
 	int ret = sg_problem_make(&pb, transA, transB, A, B, C);
 	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
+}
+
+/* Rows or columns of the largest tile along a dimension of n elements. */
+static double real_extent(int tile, int64_t n)
+{
+	return n < tile ? (double)n : (double)tile;
 }
 
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem,
@@ -226,7 +239,17 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->gpu_mem = agreed[1];
 	plan->host_mem = agreed[2];
 
-	double tile_bytes = (double)pb.tile * pb.tile * starpu_gemm_elemsize(pb.prec);
+	/* Real tile shapes: a tile larger than the matrix (-t 16384 on 100 x 100) holds only the
+	 * matrix, and edge tiles are short. Memory is sized by the largest tile that exists,
+	 * traffic by the mean tile of each matrix (the sum over its tiles is then exact). */
+	double elem = (double)starpu_gemm_elemsize(pb.prec);
+	double tm = real_extent(pb.tile, pb.M), tn = real_extent(pb.tile, pb.N);
+	double tk = real_extent(pb.tile, pb.K);
+	double tile_bytes = elem * fmax(tm * tk, fmax(tk * tn, tm * tn));
+	double mean_m = (double)pb.M / pb.Mt, mean_n = (double)pb.N / pb.Nt;
+	double mean_k = pb.Kt ? (double)pb.K / pb.Kt : 0;
+	double a_bytes = elem * mean_m * mean_k, b_bytes = elem * mean_k * mean_n;
+	double c_bytes = elem * mean_m * mean_n;
 	int Mtl = sg_ceil_div(pb.Mt, pb.P), Ntl = sg_ceil_div(pb.Nt, pb.Q);
 	int G = plan->G > 0 ? plan->G : 1;
 	/* The memory the C block and the chunks must fit in: one GPU's, or for CPU workers the
@@ -241,10 +264,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G : 0, Mtl, Ntl, &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
-		plan->lookahead = opts.lookahead >= 0 ? opts.lookahead
+		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one
+		 * only shrinks d: clamped (the caller sees plan->lookahead < its own). */
+		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
 		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G,
-		                                  plan->lookahead + 1.0, pb.Kt);
+		                                  plan->lookahead + 1.0, pb.Kt,
+		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
 			break;
@@ -268,14 +294,16 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
 	double Ktd = pb.Kt;
 	if (plan->throttled)
-		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) + c * (1.0 - 1.0 / pb.P)) * Ktd *
-		                       plan->X * plan->Y * tile_bytes;
+		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
+		                        c * (1.0 - 1.0 / pb.P) * b_bytes) * Ktd * plan->X * plan->Y;
 	else /* StarPU-MPI's cache: each remote tile arrives once. */
-		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) + (double)Ntl * (1.0 - 1.0 / pb.P))
-		                       * Ktd * tile_bytes;
+		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) * a_bytes +
+		                        (double)Ntl * (1.0 - 1.0 / pb.P) * b_bytes) * Ktd;
 	if (plan->G > 0) {
-		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, plan->regime) * G * tile_bytes;
-		plan->gpu_to_host_bytes = (double)Mtl * Ntl * tile_bytes;
+		/* Equation (1) counts A, B and C tiles together: their mean size. */
+		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, plan->regime) * G *
+		                          (a_bytes + b_bytes + c_bytes) / 3;
+		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
 	}

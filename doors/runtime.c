@@ -11,6 +11,7 @@
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
+#include "common/preflight.h"
 #include "doors/runtime.h"
 #include "doors/stage.h"
 
@@ -50,6 +51,15 @@ int sg_runtime_start(void)
 #endif
 		return ncuda;
 	}
+	/* StarPU aborts the application on a malformed STARPU_* variable or a broken
+	 * calibration directory: say so and fail this call instead. */
+	char notice[512], err[512];
+	if (sg_preflight(notice, sizeof(notice), err, sizeof(err))) {
+		fprintf(stderr, "starpu_gemm: error: %s\n", err);
+		return -ENODEV;
+	}
+	if (notice[0])
+		fprintf(stderr, "starpu_gemm: notice: %s\n", notice);
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	sg_runtime_gpu_defaults(&conf);

@@ -12,6 +12,7 @@
 #include "doors/scalapack.h"
 #include "doors/runtime.h"
 #include "common/errors.h"
+#include "common/preflight.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
 
@@ -64,6 +65,21 @@ static int start_runtime(int speak)
 			        "to ScaLAPACK\n", provided);
 		return -EPROTONOSUPPORT;
 	}
+	/* StarPU aborts the application on a malformed STARPU_* variable or a broken
+	 * calibration directory. Collective like the start itself: every process checks before
+	 * any starts StarPU (so none repairs a file another's StarPU is writing), and all
+	 * agree. */
+	char notice[512], err[512] = "";
+	int bad = sg_preflight(notice, sizeof(notice), err, sizeof(err)) ? 1 : 0, any_bad;
+	SG_MPI_FATAL(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	if (any_bad) {
+		if (speak || bad)
+			fprintf(stderr, "starpu_gemm_scalapack: warning: %s: p?gemm_ calls go to "
+			        "ScaLAPACK\n", bad ? err : "another process's environment is unusable");
+		return -EINVAL;
+	}
+	if (notice[0] && speak)
+		fprintf(stderr, "starpu_gemm_scalapack: notice: %s\n", notice);
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	cpu_defaults(&conf);

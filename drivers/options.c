@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 
@@ -52,7 +53,7 @@ static const struct option_doc docs[] = {
 	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
 	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
 	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
-	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first (default 1)" },
+	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)" },
 	{ "check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
 	                            "sampled)" },
 	{ "check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
@@ -90,6 +91,11 @@ void sg_options_usage(FILE *out, const char *program)
 	        "choice\n"
 	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
 	        "per rank\n"
+	        "  STARPU_HOME      where StarPU keeps its calibrations (default $HOME); an unusable "
+	        "one\n                   (read-only, full) is replaced by a private one for the "
+	        "run\n"
+	        "Each STARPU_* variable is checked before StarPU starts: a bad value is an error "
+	        "(exit 2).\n"
 	        "Ranks sharing a node unbound (mpirun --bind-to none) get a slice of its cores each "
 	        "when they\nuse GPUs. Exit status: 0 ok, 1 check failed or run error, 2 invalid "
 	        "input.\n");
@@ -117,6 +123,29 @@ static const char *option_label(int code)
 		return label;
 	}
 	return "?";
+}
+
+/* getopt_long's '?': word is the argument it stopped at. optopt is the short letter it did
+ * not know, or the code of a flag given a value (--check=yes: OPT_CHECK, not a character), or
+ * 0 for an unknown long option. User bytes are escaped: never raw control bytes on stderr. */
+static void unknown_option(const char *word, int optopt, char *err, size_t errlen)
+{
+	char shown[96];
+	sg_printable(word, shown, sizeof(shown));
+	if (optopt > 0 && !strncmp(word, "--", 2) && strchr(word, '=')) {
+		sg_driver_error(err, errlen, "%s takes no value (got '%s')", option_label(optopt),
+		                shown);
+		return;
+	}
+	if (optopt > 0 && optopt < 256 && word[0] == '-' && word[1] != '-') {
+		char letter[2] = { (char)optopt, 0 }, shown_letter[8], in_word[112] = "";
+		if (strlen(word) > 2) /* -qx: say where the x was */
+			snprintf(in_word, sizeof(in_word), " in '%s'", shown);
+		sg_driver_error(err, errlen, "unknown option '-%s'%s (see --help)",
+		                sg_printable(letter, shown_letter, sizeof(shown_letter)), in_word);
+		return;
+	}
+	sg_driver_error(err, errlen, "unknown option '%s' (see --help)", shown);
 }
 
 /* An integer in [lo, hi], the whole string and nothing else. */
@@ -148,18 +177,28 @@ static int parse_int(int code, const char *text, int64_t lo, int64_t hi, int64_t
  * fail on a non-finite result. */
 static int parse_scalar(int code, const char *text, double parts[2], char *err, size_t errlen)
 {
-	char *end = NULL;
+	char *end = NULL, shown[96];
+	errno = 0;
 	parts[0] = strtod(text, &end);
+	int overflow = errno == ERANGE && isinf(parts[0]);
 	parts[1] = 0;
 	if (end != text && *end == ',') {
 		const char *im = end + 1;
+		errno = 0;
 		parts[1] = strtod(im, &end);
+		overflow |= errno == ERANGE && isinf(parts[1]);
 		if (end == im)
 			end = (char *)im - 1; /* report the whole text below */
 	}
 	if (end == text || *end != '\0') {
 		sg_driver_error(err, errlen, "%s: '%s' is not a number or RE,IM pair",
-		          option_label(code), text);
+		          option_label(code), sg_printable(text, shown, sizeof(shown)));
+		return -1;
+	}
+	/* 1e400 is not inf by intent ("inf" is): strtod rounds it there and says ERANGE. */
+	if (overflow) {
+		sg_driver_error(err, errlen, "%s: %s overflows a double (largest %g; write inf for "
+		                "an infinite scalar)", option_label(code), text, DBL_MAX);
 		return -1;
 	}
 	return 0;
@@ -249,6 +288,12 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 			return -1;
 		}
 	}
+	/* A tile larger than every dimension holds the whole matrix: the same run as a tile of
+	 * its size, reported as such. */
+	int64_t largest = opts->M > opts->N ? opts->M : opts->N;
+	largest = largest > opts->K ? largest : opts->K;
+	if (opts->tile > largest)
+		opts->tile = (int)largest;
 	if (opts->check_samples >= 0)
 		opts->check = 1;
 	if (opts->layout != SG_LAYOUT_TILE && nranks != 1) {
@@ -346,7 +391,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			opts->niter = (int)v;
 			break;
 		case OPT_WARMUP:
-			rc = parse_int(code, optarg, 0, INT_MAX, &v, err, errlen);
+			rc = parse_int(code, optarg, 0, SG_DRIVER_MAX_WARMUP, &v, err, errlen);
 			opts->warmup = (int)v;
 			break;
 		case OPT_CHECK: opts->check = 1; break;
@@ -375,10 +420,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			                                                    : argv[optind - 1]);
 			return SG_OPTIONS_ERROR;
 		default: /* '?' */
-			if (optopt)
-				sg_driver_error(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			else
-				sg_driver_error(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			unknown_option(argv[optind - 1], optopt, err, errlen);
 			return SG_OPTIONS_ERROR;
 		}
 		if (rc)

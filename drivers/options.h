@@ -11,6 +11,8 @@
 
 /* Full check (every C entry against a CBLAS reference) while M*N*K stays under this. */
 #define SG_DRIVER_FULL_CHECK_MAX_MNK (1LL << 33)
+/* Untimed runs are for warming caches and calibrating: a few do it; more is a typo. */
+#define SG_DRIVER_MAX_WARMUP 1000
 /* Entries per rank compared by a sampled check, unless --check-samples says otherwise. */
 #define SG_DRIVER_DEFAULT_SAMPLES 1000
 

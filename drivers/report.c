@@ -1,6 +1,8 @@
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "drivers/report.h"
 #include "drivers/resources.h"
 
@@ -145,7 +147,32 @@ void sg_traffic_enable(struct sg_traffic *traffic)
 	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 	stats_unasked = starpu_getenv_number_default("STARPU_MPI_STATS", 0) <= 0 &&
 	                starpu_getenv_number_default("STARPU_COMM_STATS", 0) <= 0;
+	/* It warns that statistics slow StarPU-MPI down "a bit", once per rank: they count
+	 * bytes per message, which our traffic report needs. */
+	int saved = stats_unasked ? sg_stderr_mute() : -1;
 	starpu_mpi_comm_stats_enable();
+	sg_stderr_restore(saved);
+}
+
+int sg_stderr_mute(void)
+{
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	int null = open("/dev/null", O_WRONLY);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	if (null >= 0)
+		close(null);
+	return saved;
+}
+
+void sg_stderr_restore(int saved)
+{
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
 }
 
 int sg_traffic_stats_unasked(void)

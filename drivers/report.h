@@ -61,6 +61,12 @@ void sg_traffic_enable(struct sg_traffic *traffic);
 /* 1 when sg_traffic_enable turned on StarPU-MPI's statistics without the user asking
  * (STARPU_MPI_STATS): their dump at shutdown, on every rank, is then noise. */
 int sg_traffic_stats_unasked(void);
+
+/* StarPU-MPI's notes about statistics nobody asked for ("executed with STARPU_MPI_STATS=1"
+ * when they are turned on, the dump at shutdown) go nowhere: stderr points at /dev/null until
+ * sg_stderr_restore(the returned descriptor). Nothing else is run muted. */
+int sg_stderr_mute(void);
+void sg_stderr_restore(int saved);
 /* Around each measured pgemm call. */
 void sg_traffic_begin(struct sg_traffic *traffic);
 void sg_traffic_end(struct sg_traffic *traffic);

@@ -152,8 +152,19 @@ void sg_driver_cpu_defaults(struct starpu_conf *conf, int nranks)
 	    (getbind && atoi(getbind) == 0))
 		return;
 	int cores = bound_cores();
-	if (cores > 0 && (nranks == 1 || cores == 1))
-		conf->ncpus = cores;
+	if (cores <= 0 || (nranks != 1 && cores != 1))
+		return;
+	conf->ncpus = cores;
+	/* Quiet defaults (each unless the user set it). StarPU-MPI binds its thread to a core,
+	 * which is now a worker's, and warns so in 3 lines per rank: it floats instead. On one
+	 * core StarPU also warns that the binding holds one CPU (3 more lines), which is what
+	 * this choice wants: it ignores the binding and binds nothing, and every thread keeps
+	 * the core mpirun gave the process. */
+	setenv("STARPU_MPI_NOBIND", "1", 0);
+	if (cores == 1) {
+		setenv("STARPU_WORKERS_GETBIND", "0", 0);
+		setenv("STARPU_WORKERS_NOBIND", "1", 0);
+	}
 }
 
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
+#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -24,23 +25,31 @@ static const uint64_t seedA = 1, seedB = 2, seedC0 = 3;
 
 static int rank, nranks;
 
-/* Collective: 0 when no rank has an error; else 1 on every rank, and rank 0 prints the
- * message of the lowest failing rank. error is NULL or empty where this rank is fine. */
-static int agree_on_error(const char *error)
+/* Collective: 0 when no rank has text; else 1 on every rank, and rank 0 prints the text of
+ * the lowest rank that has one, as "starpu_gemm: <kind>: text". text is NULL or empty where
+ * this rank has nothing to say. */
+static int say_first(const char *text, const char *kind)
 {
 	char message[512] = "";
-	int mine = error && *error ? rank : nranks, first;
+	int mine = text && *text ? rank : nranks, first;
 	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == nranks)
 		return 0;
 	if (rank == first)
-		snprintf(message, sizeof(message), "%s", error);
+		snprintf(message, sizeof(message), "%s", text);
 	MPI_Bcast(message, sizeof(message), MPI_CHAR, first, MPI_COMM_WORLD);
 	if (rank == 0) {
-		fprintf(stderr, "starpu_gemm: error: %s\n", message);
+		fprintf(stderr, "starpu_gemm: %s: %s\n", kind, message);
 		fflush(stderr);
 	}
 	return 1;
+}
+
+/* Collective: 0 when no rank has an error; else 1 on every rank, and rank 0 prints the
+ * message of the lowest failing rank. error is NULL or empty where this rank is fine. */
+static int agree_on_error(const char *error)
+{
+	return say_first(error, "error");
 }
 
 /* Neither CPU nor CUDA workers: say which settings led there. */
@@ -107,22 +116,9 @@ static void stop_starpu(void)
 	/* StarPU-MPI dumps its statistics on stderr at shutdown, several lines per rank, once
 	 * they are on; we already reported them, so drop that dump unless the user asked for
 	 * it. Nothing else goes to /dev/null: the exit status still tells a failed shutdown. */
-	int saved_stderr = -1;
-	if (sg_traffic_stats_unasked()) {
-		fflush(stderr);
-		saved_stderr = dup(STDERR_FILENO);
-		int null = open("/dev/null", O_WRONLY);
-		if (saved_stderr >= 0 && null >= 0)
-			dup2(null, STDERR_FILENO);
-		if (null >= 0)
-			close(null);
-	}
+	int saved_stderr = sg_traffic_stats_unasked() ? sg_stderr_mute() : -1;
 	starpu_mpi_shutdown();
-	if (saved_stderr >= 0) {
-		fflush(stderr);
-		dup2(saved_stderr, STDERR_FILENO);
-		close(saved_stderr);
-	}
+	sg_stderr_restore(saved_stderr);
 }
 
 /* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs. */
@@ -252,6 +248,17 @@ static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm
 	gemm_opts->progress = !o->quiet && !o->csv;
 }
 
+/* Different choices, not the memory the choices were made for: available host memory
+ * (MemAvailable) moves between two plans by a few pages, and the same plan printed twice is
+ * noise. */
+static int plans_differ(const struct starpu_gemm_plan *a, const struct starpu_gemm_plan *b)
+{
+	struct starpu_gemm_plan x = *a, y = *b;
+	x.host_mem = y.host_mem = 0;
+	x.gpu_mem = y.gpu_mem = 0;
+	return memcmp(&x, &y, sizeof(x)) != 0;
+}
+
 /* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
 static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
                struct matrices *m, struct sg_report *rep, struct starpu_gemm_plan *plan)
@@ -294,10 +301,14 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			sg_driver_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
 		if (agree_on_error(err))
 			return EXIT_FAILED;
-		if (!timed)
+		if (!timed) {
+			/* More than one warm-up run: say how far they are, they print nothing else. */
+			if (o->warmup > 1 && rank == 0 && !o->quiet && !o->csv)
+				printf("warm-up %d/%d: %.4f s\n", iter + o->warmup, o->warmup, seconds);
 			continue;
+		}
 		/* The plan printed first was made before the run: report the one it followed. */
-		if (memcmp(&stats.plan, plan, sizeof(*plan))) {
+		if (plans_differ(&stats.plan, plan)) {
 			*plan = stats.plan;
 			if (rank == 0 && !o->csv) {
 				printf("the run followed another plan than the one printed:\n");
@@ -353,6 +364,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
 
+	/* Before StarPU reads its variables and its calibration directory: StarPU aborts on a
+	 * bad one. Every rank checks before any starts StarPU (the agreement is a barrier), so
+	 * no rank repairs a file another rank's StarPU is writing. */
+	char notice[512];
+	sg_preflight(notice, sizeof(notice), err, sizeof(err));
+	if (agree_on_error(err)) {
+		MPI_Finalize();
+		return EXIT_BAD_INPUT;
+	}
+	say_first(notice, "notice");
+
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
@@ -384,6 +406,10 @@ int main(int argc, char **argv)
 		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
 		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
 	if (!agree_on_error(err)) {
+		if (rank == 0 && opts.lookahead > plan.lookahead)
+			fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
+			        "chunk(s) can follow the current one; lookahead %d\n", opts.lookahead,
+			        plan.Kt, plan.lookahead, plan.lookahead);
 		rep.plan = &plan;
 		sg_report_plan(&rep);
 		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep, &plan);
