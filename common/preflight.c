@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu.h>
@@ -14,6 +15,7 @@
 
 enum env_kind {
 	ENV_INT,    /* decimal integer in [lo, hi] */
+	ENV_REAL,   /* decimal number in [lo, hi], fractions allowed */
 	ENV_SCHED,  /* a scheduler StarPU knows */
 	ENV_CHOICE  /* one of the '|'-separated words in choices */
 };
@@ -29,6 +31,7 @@ struct env_rule {
 
 #define STARPU_INT(n, lo, hi, what) { n, ENV_INT, lo, hi, what, 0, NULL }
 #define OUR_INT(n, lo, hi, what) { n, ENV_INT, lo, hi, what, 1, NULL }
+#define OUR_REAL(n, lo, hi, what) { n, ENV_REAL, lo, hi, what, 1, NULL }
 
 static const struct env_rule rules[] = {
 	/* Documented by the driver's --help and the README. */
@@ -54,7 +57,7 @@ static const struct env_rule rules[] = {
 	/* The library's own that the doors read once StarPU is up (README, doors/). */
 	{ "STARPU_GEMM_PIN", ENV_CHOICE, 0, 0, "a pinning mode", 1, "stage|all|none|auto" },
 	OUR_INT("STARPU_GEMM_TILE", 1, 1 << 20, "a tile size"),
-	OUR_INT("STARPU_GEMM_STAGE_MB", 0, LLONG_MAX >> 20, "a size in MiB"),
+	OUR_REAL("STARPU_GEMM_STAGE_MB", 0, LLONG_MAX >> 20, "a size in MiB"),
 	OUR_INT("STARPU_GEMM_STAGE_THREADS", 1, 1024, "a number of threads"),
 	OUR_INT("STARPU_GEMM_VERBOSE", 0, INT_MAX, "a switch (0 or 1)"),
 	/* STARPU_GEMM_BLAS_THRESHOLD and STARPU_GEMM_SCALAPACK_* are checked where they are read
@@ -138,6 +141,21 @@ static int check_one(const struct env_rule *r, const char *value, char *err, siz
 		snprintf(err, errlen, "%s='%s' is not %s (expected one of %s)", r->name, shown,
 		         r->what, r->choices);
 		return -1;
+	}
+	if (r->kind == ENV_REAL) {
+		char *end;
+		double x = strtod(value, &end);
+		if (end == value || *end || !(x >= (double)r->lo) || isdigit((unsigned char)*value) == 0) {
+			snprintf(err, errlen, "%s='%s' is not %s (expected a number >= %lld)", r->name,
+			         shown, r->what, r->lo);
+			return -1;
+		}
+		if (x > (double)r->hi) {
+			snprintf(err, errlen, "%s='%s' is too large (at most %lld)", r->name, shown,
+			         r->hi);
+			return -1;
+		}
+		return 0;
 	}
 	long long v = 0;
 	int parsed = parse_decimal(value, &v);
