@@ -86,13 +86,13 @@ void sg_options_usage(FILE *out, const char *program)
 	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
 	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
 	        "  STARPU_NCPU      CPU workers per rank: 0 beside GPUs; without GPUs every core of "
-	        "a rank\n                   that is alone or bound to one core, else StarPU's "
-	        "choice\n"
+	        "the rank's\n                   share, less one for StarPU-MPI's thread on "
+	        "several ranks and cores\n"
 	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
 	        "per rank\n"
-	        "Ranks sharing a node unbound (mpirun --bind-to none) get a slice of its cores each "
-	        "when they\nuse GPUs. Exit status: 0 ok, 1 check failed or run error, 2 invalid "
-	        "input.\n");
+	        "Ranks of a node never share cores, however mpirun bound them: ranks allowed the "
+	        "same CPUs\n(--bind-to none) split them (starpu_gemm_conf_defaults). Exit status: 0 "
+	        "ok, 1 check failed\nor run error, 2 invalid input.\n");
 }
 
 void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)

@@ -14,6 +14,18 @@ static void scheduler_name(char *buf, size_t len)
 	snprintf(buf, len, "%s", policy && policy->policy_name ? policy->policy_name : "unknown");
 }
 
+/* The logical CPUs (hwloc's numbering, as StarPU's) this rank's workers are bound to, as
+ * "0,1": what shows that ranks of one node do not share cores. */
+enum { SG_BINDING_TEXT = 48 };
+static void workers_binding(char text[SG_BINDING_TEXT])
+{
+	int len = 0, n = (int)starpu_worker_get_count();
+	text[0] = '\0';
+	for (int w = 0; w < n && len < SG_BINDING_TEXT - 8; w++)
+		len += snprintf(text + len, (size_t)(SG_BINDING_TEXT - len), "%s%d", w ? "," : "",
+		                starpu_worker_get_bindid(w));
+}
+
 void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts)
 {
 	memset(rep, 0, sizeof(*rep));
@@ -26,6 +38,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	                (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM) };
 	int *all = rep->rank == 0 ? malloc(3 * sizeof(int) * (size_t)rep->nranks) : NULL;
 	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	char binding[SG_BINDING_TEXT], *bindings = rep->rank == 0 ?
+		malloc(SG_BINDING_TEXT * (size_t)rep->nranks) : NULL;
+	workers_binding(binding);
+	MPI_Gather(binding, SG_BINDING_TEXT, MPI_CHAR, bindings, SG_BINDING_TEXT, MPI_CHAR, 0,
+	           MPI_COMM_WORLD);
 	for (int r = 0; all && r < rep->nranks; r++) {
 		rep->ncpu += all[3 * r];
 		rep->ncuda += all[3 * r + 1];
@@ -37,11 +54,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
-		printf("scheduler: %s (%s)\n", rep->sched,
-		       env && *env ? "STARPU_SCHED" : sg_driver_sched_source);
+		printf("scheduler: %s (%s)\n", rep->sched, env && *env ? "STARPU_SCHED" :
+		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++)
-			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU)\n", r, all[3 * r],
-			       all[3 * r + 1], all[3 * r + 2]);
+			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
+			       all[3 * r + 1], all[3 * r + 2], bindings + SG_BINDING_TEXT * r);
 		printf("problem: %cgemm transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec, opts->transA, opts->transB,
 		       (long long)opts->M, (long long)opts->N, (long long)opts->K, opts->tile,
@@ -49,6 +66,7 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		fflush(stdout);
 	}
 	free(all);
+	free(bindings);
 }
 
 void sg_report_plan(const struct sg_report *rep)

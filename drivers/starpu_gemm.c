@@ -73,13 +73,11 @@ static void single_threaded_blas(void)
 
 /* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
  * Returns 0, or a message in err: no StarPU, or nothing to run tasks on. */
-static int start_starpu(int *argc, char ***argv, MPI_Comm host, int *started, char *err,
-                        size_t errlen)
+static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t errlen)
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	sg_driver_gpu_defaults(&conf, host);
-	sg_driver_cpu_defaults(&conf, nranks);
+	starpu_gemm_conf_defaults(&conf, MPI_COMM_WORLD, 1);
 	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	*started = ret == 0;
 	if (ret == -ENODEV) {
@@ -356,7 +354,7 @@ int main(int argc, char **argv)
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
-	start_starpu(&argc, &argv, host, &started, err, sizeof(err));
+	start_starpu(&argc, &argv, &started, err, sizeof(err));
 	if (agree_on_error(err)) {
 		if (started)
 			stop_starpu();
