@@ -73,8 +73,10 @@ void sg_report_plan(const struct sg_report *rep)
 {
 	if (rep->rank != 0)
 		return;
+	static int header_printed; /* one table for every size of the run */
 	if (rep->opts->csv && !rep->opts->plan_only) {
-		printf("%s\n", SG_REPORT_CSV_HEADER);
+		if (!header_printed++)
+			printf("%s\n", SG_REPORT_CSV_HEADER);
 	} else {
 		starpu_gemm_plan_print(stdout, rep->plan);
 	}
@@ -128,18 +130,19 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 	if (check->done)
 		format_check(check, rep->opts->tile, check_text, sizeof(check_text));
 	if (o->csv) {
-		printf("%d,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.3f,",
-		       iter, o->prec, o->transA, o->transB, (long long)o->M, (long long)o->N,
-		       (long long)o->K, o->tile, o->P, o->Q, sg_options_dist_name(o->dist),
-		       rep->nranks, rep->ncuda, rep->ncpu, rep->sched, pl->b, pl->c, pl->d,
-		       pl->lookahead, pl->throttled, seconds, gflops);
+		printf("starpu_gemm,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,"
+		       "%.6f,%.3f,", o->prec, o->transA, o->transB, (long long)o->M,
+		       (long long)o->N, (long long)o->K, o->tile, o->P, o->Q,
+		       sg_options_dist_name(o->dist), rep->nranks, rep->ncuda, rep->ncpu, rep->sched,
+		       pl->b, pl->c, pl->d, pl->lookahead, pl->throttled, iter, seconds, gflops);
 		if (check->done)
 			printf("%.6e", check->residual);
 		else
 			printf("-1");
 		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
-		printf(",%s,%s,%.6f\n", pl->regime[0] ? pl->regime : "-",
+		/* nb, block, memory, threads, gbs, gpu: the peers' columns */
+		printf(",%s,%s,%.6f,,,,,,\n", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds);
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);

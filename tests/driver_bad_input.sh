@@ -44,6 +44,9 @@ bad "-N/--N: 0 must be positive" -N 0
 bad "-K/--K: -5 must be positive" -K -5
 bad "-M/--M: 99999999999 is too large" -M 99999999999
 bad "-M/--M: missing value" -M
+bad "-M/--M: '' is not an integer" -M 64,,128
+bad "--sizes: 0 must be positive" --sizes 64,0
+bad "-M/--M: 2 sizes, but another dimension has 3" -M 64,128 -N 1,2,3
 # Tile.
 bad "-t/--tile: 0 must be positive" -t 0
 bad "-t/--tile: -64 must be positive" --tile -64
