@@ -199,7 +199,9 @@ def plot(results, stem, title):
         f.write("set terminal pngcairo noenhanced size 900,600\nset output '%s.png'\n" % base)
         f.write("set title '%s'\nset xlabel 'n'\nset ylabel '%s'\n" % (title, name))
         f.write("set key outside below\nset grid\nset datafile missing 'NaN'\n")
-        f.write("set logscale x 2\nset yrange [0:*]\n")
+        xs = [size_key(s)[0] for s in results.sizes]
+        f.write("set logscale x 2\nset yrange [0:*]\nset xrange [%g:%g]\n" % (
+            min(xs) / 1.15, max(xs) * 1.15))
         f.write("set xtics (%s)\n" % ", ".join(str(size_key(s)[0]) for s in results.sizes))
         f.write("plot " + series + "\n")
     if shutil.which("gnuplot"):
