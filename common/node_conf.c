@@ -110,9 +110,10 @@ static int share(const struct peers *p, int *slice)
 	return same;
 }
 
-/* Logical indexes (StarPU's numbering) of one PU per core that this process may use, in the
- * topology's order; returns how many, at most max. */
-static int usable_cores(hwloc_topology_t topology, const cpu_set_t *mine, unsigned *pu, int max)
+/* Logical indexes (StarPU's numbering) and OS indexes of one PU per core that this process
+ * may use, in the topology's order; returns how many, at most max. */
+static int usable_cores(hwloc_topology_t topology, const cpu_set_t *mine, unsigned *pu,
+                        unsigned *os, int max)
 {
 	int depth = hwloc_get_type_depth(topology, HWLOC_OBJ_CORE);
 	if (depth < 0)
@@ -125,8 +126,10 @@ static int usable_cores(hwloc_topology_t topology, const cpu_set_t *mine, unsign
 		                                                          HWLOC_OBJ_PU, first)))
 			if (CPU_ISSET(first->os_index, mine))
 				break;
-		if (first)
+		if (first) {
+			os[n] = first->os_index;
 			pu[n++] = first->logical_index;
+		}
 	}
 	return n;
 }
@@ -161,10 +164,10 @@ static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 		return 0;
 	int ncores = 0;
 	struct peers p = { 0, 1, NULL };
-	unsigned pu[CPU_SETSIZE];
+	unsigned pu[CPU_SETSIZE], os[CPU_SETSIZE];
 	if (hwloc_topology_load(topology) == 0) {
 		node_cpus(topology, &all);
-		ncores = usable_cores(topology, &mine, pu, CPU_SETSIZE);
+		ncores = usable_cores(topology, &mine, pu, os, CPU_SETSIZE);
 	}
 	int ret = ncores == 0 ? -1 : comm != MPI_COMM_NULL ? peers_from_comm(comm, &mine, &p)
 	                                                   : peers_from_env(&mine, &all, &p);
@@ -181,6 +184,18 @@ static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 	conf->use_explicit_workers_bindid = 1;
 	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
 		conf->workers_bindid[w] = pu[first + w % count];
+	/* The calling thread too, and the threads it starts later (the library's submission
+	 * thread, the driver's own): left floating over the whole node, they took the other
+	 * ranks' cores (2 ranks on 2 cores under --bind-to none, N=4096: 28 GFLOP/s against 55
+	 * bound by mpirun, on a machine loaded by other jobs). Only with a communicator: the
+	 * process is then the caller's to place, not an application's that calls a door. */
+	if (comm != MPI_COMM_NULL) {
+		cpu_set_t share;
+		CPU_ZERO(&share);
+		for (int c = first; c < first + count; c++)
+			CPU_SET(os[c], &share);
+		sched_setaffinity(0, sizeof(share), &share);
+	}
 	return count;
 }
 

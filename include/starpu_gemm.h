@@ -84,8 +84,10 @@ double starpu_gemm_host_memory(int ranks_on_node, const char **source);
  *     slices, in node-local rank order, and StarPU binds its workers and StarPU-MPI's thread
  *     within this process's slice (conf->workers_bindid), however the job was launched.
  * comm: the communicator of the job, collective over it (the node's processes are found with
- * MPI_Comm_split_type); MPI_COMM_NULL: not collective, the launcher's variables (Open MPI,
- * MPICH, Slurm) give the node-local rank, and only a process left unbound takes a slice.
+ * MPI_Comm_split_type); the calling thread is then bound to the slice too, as the threads it
+ * starts later will be. MPI_COMM_NULL: not collective, the launcher's variables (Open MPI,
+ * MPICH, Slurm) give the node-local rank, only a process left unbound takes a slice, and the
+ * calling thread is left as it is.
  * Returns 0. */
 int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi);
 
