@@ -16,6 +16,7 @@
 #   NITER [2], WARMUP [1], XT_BLOCK [4096], STEP_TIMEOUT [300], CASES [every case above],
 #   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs], DRY_RUN [0]
 NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-300}
+# shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 title="DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt"
 case ${1:-} in

@@ -10,6 +10,7 @@
 # Environment [defaults]: BUILD [build], RESULTS [bench/results], N_LIST [2048 4096 6144],
 #   NITER [3], WARMUP [1], REPEAT [1], TILE (-t), SWEEP_N [4096], SWEEP_SCHEDS
 #   [eager lws dmda dmdas], SWEEP_TILES [256 512 1024], STEP_TIMEOUT [900], DRY_RUN [0]
+# shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 mode=cpu
 case ${1:-} in

@@ -16,6 +16,7 @@
 #   G_LIST [1 and every GPU], NITER [3], WARMUP [1], TILE, LIMIT_MB [8192], LIMIT_N [32768],
 #   MR_N [32768], MR_RANKS [GPUs], SHARED_N [32768], XT_BLOCKS [4096], STEP_TIMEOUT [900],
 #   DRY_RUN [0] (print the commands only)
+# shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 quick=0
 case ${1:-} in

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154  # driver, cmd: shared with the runners
 # Sourced by bench/cpu.sh, gpu.sh and arrays.sh, which list cases; this runs them. Every
 # program prints the results' CSV (common/results_csv.h); each case's rows go into one CSV
 # with case,status,host,date in front, its whole output into the log, and bench/report.py
