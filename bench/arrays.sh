@@ -3,125 +3,62 @@
 # memory, every case on the same node in the same run:
 #   driver         drivers/starpu_gemm, the library's pinned tiles (pinning not timed)
 #   gemm-pinned    starpu_gemm_gemm on arrays from starpu_malloc (driver --layout lapack-pinned)
-#   gemm-pageable  starpu_gemm_gemm on arrays from malloc, pinning in the timed call
+#   gemm-pageable  starpu_gemm_gemm on arrays from malloc, staged in the timed call
 #                  (driver --layout lapack)
 #   xt-pinned, xt-pageable   cuBLASXt on matrices of the same kind (block XT_BLOCK)
 #   preload        bench/dgemm_app: dgemm_ on malloc'ed arrays, LD_PRELOAD=libstarpu_gemm_blas.so
 #                  (for n in PRELOAD_N)
+#   scalapack-NB   bench/scalapack_pdgemm, 1 process, MB = NB, malloc'ed local arrays,
+#                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
 #   scalapack-NB   bench/scalapack_pdgemm, 1 rank, MB = NB, malloc'ed local arrays,
 #                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
 # Usage:
-#   bench/arrays.sh               run, then the table, the acceptance lines and the plot
-#   bench/arrays.sh --report CSV  the table, acceptance and plot again from a CSV of this script
+#   bench/arrays.sh               run, then bench/report.py's table, targets (kit arrays), plot
+#   bench/arrays.sh --report CSV  the table, targets and plot again from a CSV of this script
+#                                 (the plot into RESULTS)
 # Environment: BUILD [build], RESULTS [bench/results], N_LIST [32768 49152], PRELOAD_N [32768],
 #   NITER [2], WARMUP [1], XT_NITER and XT_WARMUP [the same; cuBLASXt from pageable memory is
 #   slow enough for one run], XT_BLOCK [4096], STEP_TIMEOUT [300], CASES [every case above],
-#   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs]
-# CSV columns: case,n,tflops,time_s,pin_s,status (tflops: median of the timed runs).
-set -uo pipefail
-bench_top=$(cd "$(dirname "$0")/.." && pwd)
-. "$bench_top/bench/common.sh"
+#   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs], DRY_RUN [0]
+NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-300}
+# shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
+. "$(dirname "$0")/lib.sh"
+title="DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt"
+case ${1:-} in
+  --report)
+    [ -f "${2:-}" ] || { echo "bench/arrays.sh: --report needs a CSV" >&2; exit 2; }
+    mkdir -p "$results" && exec python3 "$bench_top/bench/report.py" --kit arrays \
+      --title "$title" --out "$results/$(basename "${2%.csv}")" "$2" ;;
+  -h|--help) kit_help; exit 0 ;;
+  "") ;;
+  *) echo "bench/arrays.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+esac
+sizes=$(echo "${N_LIST:-32768 49152}" | tr ' ' ',')
+runs=(--niter "$NITER" --warmup "$WARMUP")
+driver_run=("$MPIRUN" --bind-to none -np 1 "${mpi_env[@]}" "$driver" "${runs[@]}" --csv --quiet --sizes "$sizes")
+xt=("$build/bench/cublasxt_dgemm" --block "${XT_BLOCK:-4096}" --niter "${XT_NITER:-$NITER}"
+    --warmup "${XT_WARMUP:-$WARMUP}")
 
-report() {
-  local csv=$1 base=${1%.csv}
-  # Table: TFLOP/s per case and n, then the ratios the issue asks for.
-  awk -F, 'NR > 1 && $6 == "ok" { t[$1 "," $2] = $3; ns[$2] = 1 }
-    function r(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.3f", a / b) }
-    function met(x, bound) { return (x == "-") ? "not run" : ((x + 0 >= bound) ? "MET" : "MISSED") }
-    END {
-      printf "%-8s %8s %8s %8s %8s %8s %8s | %s\n", "n", "driver", "g-pinned", "g-pageab",
-             "xt-pin", "xt-page", "preload", "pinned/drv pinned/xt pageable/drv pageable/xt preload/drv"
-      for (n in ns) {
-        d = t["driver," n]; gp = t["gemm-pinned," n]; gq = t["gemm-pageable," n]
-        xp = t["xt-pinned," n]; xq = t["xt-pageable," n]; pl = t["preload," n]
-        printf "%-8s %8s %8s %8s %8s %8s %8s | %s %s %s %s %s\n", n, d, gp, gq, xp, xq, pl,
-               r(gp, d), r(gp, xp), r(gq, d), r(gq, xq), r(pl, d)
-        printf "accept n=%s pinned >= 0.95 x driver: %s; >= 1.1 x cuBLASXt: %s; pageable >= 0.8 x driver: %s; >= 1.5 x cuBLASXt pageable: %s; preload >= 0.8 x driver: %s\n",
-               n, met(r(gp, d), 0.95), met(r(gp, xp), 1.1), met(r(gq, d), 0.8),
-               met(r(gq, xq), 1.5), (pl == "" ? "not run" : met(r(pl, d), 0.8))
-      }
-      for (key in t) { split(key, f, ","); if (f[1] ~ /^scalapack-/ && t["driver," f[2]] != "")
-        printf "accept n=%s %s through the ScaLAPACK preload: %s x driver (>= 0.7 at NB 256, >= 0.8 at NB = the tile)\n",
-               f[2], f[1], r(t[key], t["driver," f[2]]) } }' "$csv" | tee "$base-table.txt"
-  # Plot: TFLOP/s against n, one line per case.
-  awk -F, 'NR > 1 && $6 == "ok" { t[$2, $1] = $3; ns[$2] = 1 }
-    END { split("driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload", c, " ")
-          printf "# n"; for (i = 1; i <= 6; i++) printf " %s", c[i]; print ""
-          for (n in ns) { printf "%s", n
-            for (i = 1; i <= 6; i++) printf " %s", ((n, c[i]) in t) ? t[n, c[i]] : "NaN"; print "" } }' \
-    "$csv" | sort -n > "$base.dat"
-  PLOT_YZERO=1 PLOT_XTICS=1 PLOT_KEY="right bottom" plot_series "$base.dat" "$base.gp" "$base.png" \
-    "DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt" "n" "TFLOP/s"
-}
-
-if [ "${1:-}" = --report ]; then
-  [ -f "${2:-}" ] || { echo "bench/arrays.sh: --report needs a CSV" >&2; exit 2; }
-  bench_log=/dev/null report "$2"; exit 0
-fi
-case ${1:-} in -h|--help) bench_help "$0"; exit 0 ;; "") ;;
-  *) echo "bench/arrays.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;; esac
-
-build=$(bench_abs "${BUILD:-build}")
-results=$(bench_abs "${RESULTS:-bench/results}")
-mkdir -p "$results"
-stamp=$(date +%Y%m%d-%H%M%S)
-csv=$results/arrays-$stamp.csv bench_log=$results/arrays-$stamp.log
-echo "case,n,tflops,time_s,pin_s,status" > "$csv"
-niter=${NITER:-2} warmup=${WARMUP:-1} limit=${STEP_TIMEOUT:-300} lib=${LIB:-$build/.libs}
-fwd=(-x LD_LIBRARY_PATH -x STARPU_SILENT)
-for v in STARPU_GEMM_VERBOSE STARPU_GEMM_PIN STARPU_GEMM_PIN_THREADS STARPU_GEMM_STAGE_THREADS \
-         STARPU_GEMM_STAGE_MB STARPU_SCHED STARPU_HOME; do
-  [ -n "${!v+x}" ] && fwd+=(-x "$v")
+kit_start arrays
+for c in ${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload scalapack-256 scalapack-4096}; do
+  case $c in
+    driver) kit_case "$c" "${driver_run[@]}" ;;
+    gemm-pinned) kit_case "$c" "${driver_run[@]}" --layout lapack-pinned ;;
+    gemm-pageable) kit_case "$c" "${driver_run[@]}" --layout lapack ;;
+    xt-pinned) for n in ${sizes//,/ }; do kit_case "$c" "${xt[@]}" -n "$n"; done ;;
+    xt-pageable) for n in ${sizes//,/ }; do kit_case "$c" "${xt[@]}" -n "$n" --pageable; done ;;
+    preload)
+      for n in ${PRELOAD_N:-32768}; do
+        kit_case "$c" env LD_PRELOAD="${LIB:-$build/.libs}/libstarpu_gemm_blas.so" \
+          STARPU_GEMM_BLAS_THRESHOLD=1 "$build/bench/dgemm_app" -n "$n" "${runs[@]}"
+      done ;;
+    scalapack-*)
+      for n in ${PRELOAD_N:-32768}; do
+        kit_case "$c" "$MPIRUN" --bind-to none -np 1 "${mpi_env[@]}" \
+          -x LD_PRELOAD="${LIB:-$build/.libs}/libstarpu_gemm_scalapack.so" \
+          "$build/bench/scalapack_pdgemm" -n "$n" --nb "${c#scalapack-}" "${runs[@]}"
+      done ;;
+    *) echo "bench/arrays.sh: unknown case '$c'" >&2; exit 2 ;;
+  esac
 done
-driver=(mpirun --allow-run-as-root --bind-to none -np 1 "${fwd[@]}"
-        "$build/drivers/starpu_gemm" --niter "$niter" --warmup "$warmup" --csv --quiet)
-out=$(mktemp)
-
-# One case: run it, append its row (the driver's CSV or the peer's RESULT line).
-run_case() {
-  local name=$1 n=$2; shift 2
-  local status tflops="" time_s="" pin_s=0
-  status=$(run_step "$limit" "$out" "$@")
-  if grep -q '^iter,' "$out"; then
-    tflops=$(csv_column "$out" gflops | median | awk '{ printf "%.3f", $1 / 1000 }')
-    time_s=$(csv_column "$out" time_s | median)
-    pin_s=$(csv_column "$out" pin_s | median)
-  else
-    tflops=$(result_field "$out" gflops | awk '{ printf "%.3f", $1 / 1000 }')
-    time_s=$(result_field "$out" time_s)
-  fi
-  [ -n "$tflops" ] && [ "$tflops" != 0.000 ] || status=${status/ok/no-result}
-  echo "$name,$n,$tflops,$time_s,$pin_s,$status" >> "$csv"
-  printf '[%s] %-14s n=%-6s %8s TFLOP/s  %s s  (pinning %s s)  %s\n' "$(date +%T)" "$name" \
-    "$n" "${tflops:--}" "${time_s:--}" "$pin_s" "$status"
-}
-
-cases=${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload scalapack-256 scalapack-4096}
-for n in ${N_LIST:-32768 49152}; do
-  size=(-M "$n" -N "$n" -K "$n")
-  for c in $cases; do
-    case $c in
-      driver) run_case "$c" "$n" "${driver[@]}" "${size[@]}" ;;
-      gemm-pinned) run_case "$c" "$n" "${driver[@]}" "${size[@]}" --layout lapack-pinned ;;
-      gemm-pageable) run_case "$c" "$n" "${driver[@]}" "${size[@]}" --layout lapack ;;
-      xt-pinned) run_case "$c" "$n" "$build/bench/cublasxt_dgemm" -n "$n" --block "${XT_BLOCK:-4096}" \
-                   --niter "${XT_NITER:-$niter}" --warmup "${XT_WARMUP:-$warmup}" ;;
-      xt-pageable) run_case "$c" "$n" "$build/bench/cublasxt_dgemm" -n "$n" --block "${XT_BLOCK:-4096}" \
-                     --niter "${XT_NITER:-$niter}" --warmup "${XT_WARMUP:-$warmup}" --pageable ;;
-      preload)
-        case " ${PRELOAD_N:-32768} " in *" $n "*) ;; *) continue ;; esac
-        run_case "$c" "$n" env LD_PRELOAD="$lib/libstarpu_gemm_blas.so" \
-          STARPU_GEMM_BLAS_THRESHOLD=1 "$build/bench/dgemm_app" -n "$n" --niter "$niter" \
-          --warmup "$warmup" ;;
-      scalapack-*)
-        case " ${PRELOAD_N:-32768} " in *" $n "*) ;; *) continue ;; esac
-        run_case "$c" "$n" mpirun --allow-run-as-root --bind-to none -np 1 "${fwd[@]}" \
-          -x LD_PRELOAD="$lib/libstarpu_gemm_scalapack.so" "$build/bench/scalapack_pdgemm" \
-          -n "$n" --nb "${c#scalapack-}" --niter "$niter" --warmup "$warmup" ;;
-      *) echo "bench/arrays.sh: unknown case '$c'" >&2; exit 2 ;;
-    esac
-  done
-done
-rm -f "$out" "$out.others"
-echo "csv: $csv"
-report "$csv"
+kit_report arrays "$title"

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench/bench_util.h"
+#include "common/results_csv.h"
 
 double bench_now(void)
 {
@@ -107,12 +108,55 @@ long long bench_int_option(const char *program, const char *option, const char *
 	return v;
 }
 
-void bench_print_result(const char *name, int64_t n, double flops, double median_s,
-                        const char *extra)
+void bench_print_row(const char *fields)
 {
-	printf("RESULT name=%s n=%lld gflops=%.3f time_s=%.6f%s%s\n", name, (long long)n,
-	       flops / median_s / 1e9, median_s, extra && *extra ? " " : "", extra ? extra : "");
+	enum { MAX_COLUMNS = 64 };
+	static char header[] = SG_RESULTS_CSV_HEADER;
+	static char names[sizeof(header)];
+	static const char *column[MAX_COLUMNS];
+	static int ncolumns;
+	if (!ncolumns) {
+		printf("%s\n", header);
+		memcpy(names, header, sizeof(header));
+		for (char *name = strtok(names, ","); name && ncolumns < MAX_COLUMNS;
+		     name = strtok(NULL, ","))
+			column[ncolumns++] = name;
+	}
+	const char *value[MAX_COLUMNS] = { 0 };
+	int length[MAX_COLUMNS] = { 0 };
+	for (const char *f = fields; *f;) {
+		f += strspn(f, " ");
+		size_t key = strcspn(f, "= "), end = strcspn(f, " ");
+		if (!*f)
+			break;
+		int c = 0;
+		while (c < ncolumns && (strlen(column[c]) != key || strncmp(column[c], f, key)))
+			c++;
+		if (c == ncolumns || f[key] != '=') {
+			fprintf(stderr, "bench_print_row: '%.*s' is not column=value of the results' "
+			        "CSV\n", (int)end, f);
+			exit(1);
+		}
+		value[c] = f + key + 1;
+		length[c] = (int)(end - key - 1);
+		f += end;
+	}
+	for (int c = 0; c < ncolumns; c++)
+		printf("%s%.*s", c ? "," : "", value[c] ? length[c] : 0, value[c] ? value[c] : "");
+	printf("\n");
 	fflush(stdout);
+}
+
+void bench_print_rows(const char *system, int64_t n, double flops, const double *times,
+                      int count, const char *fields)
+{
+	for (int i = 0; i < count; i++) {
+		char row[512];
+		snprintf(row, sizeof(row), "system=%s prec=d transA=N transB=N M=%lld N=%lld K=%lld "
+		         "iter=%d time_s=%.6f gflops=%.3f %s", system, (long long)n, (long long)n,
+		         (long long)n, i + 1, times[i], flops / times[i] / 1e9, fields ? fields : "");
+		bench_print_row(row);
+	}
 }
 
 int bench_getopt(int argc, char **argv, const struct option *longopts, struct bench_run *run,

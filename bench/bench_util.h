@@ -1,7 +1,7 @@
 /* What the peer programs share: a clock, the median, a fast random fill, strict integer
- * options, and the one RESULT line the benchmark scripts parse:
- *   RESULT name=<peer> n=<N> gflops=<x> time_s=<t> [key=value ...]
- * The peers link neither libstarpu_gemm nor StarPU: they measure the libraries alone. */
+ * options, and the results' CSV (common/results_csv.h), the driver's layout: its header once,
+ * then one row per timed run. The peers link neither libstarpu_gemm nor StarPU: they measure
+ * the libraries alone. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
@@ -47,10 +47,15 @@ enum { BENCH_OPT_NITER = 1000, BENCH_OPT_WARMUP };
 int bench_getopt(int argc, char **argv, const struct option *longopts, struct bench_run *run,
                  void (*usage)(FILE *out, const char *program));
 
-/* Print the RESULT line for a median time of flops operations; extra ("key=value ...", may
- * be NULL) is appended as it is. */
-void bench_print_result(const char *name, int64_t n, double flops, double median_s,
-                        const char *extra);
+/* One row of the results' CSV, after its header (printed by the first row of the process):
+ * fields is "column=value ..." (no spaces in values); columns not named stay empty. A name
+ * that is not a column ends the program (a bug in the peer). */
+void bench_print_row(const char *fields);
+
+/* One row per timed run of an n x n x n product of flops operations: system, prec d, M N K,
+ * iter, time_s and gflops, with fields (may be NULL) as for bench_print_row. */
+void bench_print_rows(const char *system, int64_t n, double flops, const double *times,
+                      int count, const char *fields);
 
 /* Real GEMM of n x n by n x n: 2n^3 operations. */
 static inline double bench_dgemm_flops(int64_t n)

@@ -1,7 +1,7 @@
 /* Peer: the single-GPU ceiling. cuBLAS DGEMM C = A*B + C on n x n random matrices already in
- * GPU memory, each run timed with CUDA events; prints the median of --niter runs, and the
- * fastest (what the seed paper calls the practical peak):
- *   RESULT name=cublas_peak n=N gflops=X time_s=T tflops=Y best_tflops=Z device=D gpu=NAME */
+ * GPU memory, each run timed with CUDA events; one row of the results' CSV per timed run
+ * (bench/bench_util.h), system cublas_peak, with the GPU's name (the reporter takes the
+ * fastest run, what the seed paper calls the practical peak). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,16 +96,10 @@ int main(int argc, char **argv)
 			times[it - warmup] = 1e-3 * ms;
 	}
 
-	double median = bench_median(times, niter), fastest = times[0];
-	for (int it = 1; it < niter; it++)
-		if (times[it] < fastest)
-			fastest = times[it];
-	char name[256], extra[360];
+	char name[256], extra[300];
 	bench_cuda_device_name(device, name, sizeof(name));
-	snprintf(extra, sizeof(extra), "tflops=%.3f best_tflops=%.3f device=%d gpu=%s",
-	         bench_dgemm_flops(n) / median / 1e12, bench_dgemm_flops(n) / fastest / 1e12, device,
-	         name);
-	bench_print_result("cublas_peak", n, bench_dgemm_flops(n), median, extra);
+	snprintf(extra, sizeof(extra), "ncuda=1 ranks=1 gpu=%s", name);
+	bench_print_rows("cublas_peak", n, bench_dgemm_flops(n), times, niter, extra);
 
 	free(times);
 	BENCH_CUDA_CHECK(cudaEventDestroy(start));

@@ -3,9 +3,8 @@
  * wall clock around cublasXtDgemm (and a synchronisation of the devices, in case a transfer
  * is still in flight). --gpus and --block take one value or a list ("1,2,4", "2048,4096"):
  * the matrices are allocated and filled once (tens of GB: longer than the GEMMs) and each
- * (G, B) is measured in turn, one line each:
- *   RESULT name=cublasxt n=N gflops=X time_s=T tflops=Y gpus=G block=B memory=pinned|pageable
- * --pageable puts the matrices in malloc'ed memory, as an application's arrays are. */
+ * (G, B) is measured in turn: rows of the results' CSV (bench/bench_util.h), system
+ * cublasxt, ncuda G, block B, memory pinned or pageable. --pageable puts the matrices in malloc'ed memory, as an application's arrays are. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,12 +92,11 @@ static void measure_gpus(int gpus, const int *blocks, int nblocks, int niter, in
 			if (it >= warmup)
 				times[it - warmup] = t;
 		}
-		double median = bench_median(times, niter);
 		char extra[128];
-		snprintf(extra, sizeof(extra), "tflops=%.3f gpus=%d block=%d memory=%s",
-		         bench_dgemm_flops((int64_t)n) / median / 1e12, gpus, blocks[b],
+		snprintf(extra, sizeof(extra), "ranks=1 ncuda=%d block=%d memory=%s", gpus, blocks[b],
 		         pageable ? "pageable" : "pinned");
-		bench_print_result("cublasxt", (int64_t)n, bench_dgemm_flops((int64_t)n), median, extra);
+		bench_print_rows("cublasxt", (int64_t)n, bench_dgemm_flops((int64_t)n), times, niter,
+		                 extra);
 	}
 	BENCH_CUBLAS_CHECK(cublasXtDestroy(handle));
 }

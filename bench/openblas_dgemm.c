@@ -1,6 +1,6 @@
 /* Peer: one CBLAS (OpenBLAS) DGEMM C = A*B + C on n x n random matrices, on all the cores
- * OpenBLAS uses (OPENBLAS_NUM_THREADS, else every core). Prints the median of --niter runs:
- *   RESULT name=openblas n=N gflops=X time_s=T threads=K */
+ * OpenBLAS uses (OPENBLAS_NUM_THREADS, else every core). Prints rows of the results' CSV
+ * (bench/bench_util.h), system openblas, threads K. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +47,11 @@ int main(int argc, char **argv)
 			times[it - warmup] = t;
 	}
 
-	char extra[64] = "";
+	char extra[64] = "ranks=1";
 #ifdef OPENBLAS_VERSION
-	snprintf(extra, sizeof(extra), "threads=%d", openblas_get_num_threads());
+	snprintf(extra, sizeof(extra), "ranks=1 threads=%d", openblas_get_num_threads());
 #endif
-	bench_print_result("openblas", n, bench_dgemm_flops(n), bench_median(times, niter), extra);
+	bench_print_rows("openblas", n, bench_dgemm_flops(n), times, niter, extra);
 	free(A);
 	free(B);
 	free(C);

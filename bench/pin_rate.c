@@ -1,9 +1,9 @@
 /* How fast pageable memory is pinned and unpinned (cudaHostRegister/Unregister), with 1 to T
  * threads each registering its own slices, and how fast pageable and pinned memory copy to
  * the GPU: the facts the one call on host arrays chooses its pinning by (doors/pin.h).
- *   RESULT name=pin n=<MiB> threads=T pin_gbs=X unpin_gbs=Y
- *   RESULT name=h2d n=<MiB> memory=pageable|pinned gbs=Z
- *   RESULT name=memcpy n=<MiB> threads=T gbs=W    (host to host, as the door's staging copies) */
+ * Rows of the results' CSV (bench/bench_util.h), M the MiB moved, gbs the rate: system h2d
+ * (memory pageable or pinned), pin and unpin (threads), memcpy (threads; host to host, as the
+ * door's staging copies). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +75,18 @@ static double run(char *base, size_t bytes, size_t slice_bytes, int threads, int
 	return t;
 }
 
+/* One row: mib MiB moved at gbs GB/s by threads threads (0: not threaded) into memory. */
+static void row(const char *system, long long mib, const char *memory, int threads, double gbs)
+{
+	char fields[160];
+	snprintf(fields, sizeof(fields), "system=%s M=%lld memory=%s gbs=%.2f", system, mib, memory,
+	         gbs);
+	if (threads)
+		snprintf(fields + strlen(fields), sizeof(fields) - strlen(fields), " threads=%d",
+		         threads);
+	bench_print_row(fields);
+}
+
 static void usage(FILE *out, const char *program)
 {
 	fprintf(out, "usage: %s [-n MiB] [--slice MiB]   (default 8192 MiB in 1024 MiB slices)\n",
@@ -98,20 +110,17 @@ int main(int argc, char **argv)
 	BENCH_CUDA_CHECK(cudaMalloc((void **)&dev, slice));
 	double t0 = bench_now();
 	BENCH_CUDA_CHECK(cudaMemcpy(dev, host, slice, cudaMemcpyHostToDevice));
-	printf("RESULT name=h2d n=%lld memory=pageable gbs=%.2f\n", slice_mib,
-	       slice / (bench_now() - t0) / 1e9);
+	row("h2d", slice_mib, "pageable", 0, slice / (bench_now() - t0) / 1e9);
 	for (int threads = 1; threads <= 16; threads *= 2) {
 		double pin = run(host, bytes, slice, threads, 0);
 		if (threads == 1) {
 			t0 = bench_now();
 			BENCH_CUDA_CHECK(cudaMemcpy(dev, host, slice, cudaMemcpyHostToDevice));
-			printf("RESULT name=h2d n=%lld memory=pinned gbs=%.2f\n", slice_mib,
-			       slice / (bench_now() - t0) / 1e9);
+			row("h2d", slice_mib, "pinned", 0, slice / (bench_now() - t0) / 1e9);
 		}
 		double unpin = run(host, bytes, slice, threads, 1);
-		printf("RESULT name=pin n=%lld threads=%d slice_mib=%lld pin_gbs=%.2f unpin_gbs=%.2f\n",
-		       r.n, threads, slice_mib, bytes / pin / 1e9, bytes / unpin / 1e9);
-		fflush(stdout);
+		row("pin", r.n, "pageable", threads, bytes / pin / 1e9);
+		row("unpin", r.n, "pinned", threads, bytes / unpin / 1e9);
 	}
 	/* Into pinned memory, as staging does; the first pass also faults the pages in. */
 	char *pinned;
@@ -119,8 +128,8 @@ int main(int argc, char **argv)
 	BENCH_CUDA_CHECK(cudaMallocHost((void **)&pinned, copy_bytes));
 	copy_rate(pinned, host, copy_bytes, 8);
 	for (int threads = 1; threads <= 16; threads *= 2)
-		printf("RESULT name=memcpy n=%zu threads=%d gbs=%.2f\n", copy_bytes >> 20, threads,
-		       copy_rate(pinned, host, copy_bytes, threads));
+		row("memcpy", (long long)(copy_bytes >> 20), "pinned", threads,
+		    copy_rate(pinned, host, copy_bytes, threads));
 	BENCH_CUDA_CHECK(cudaFreeHost(pinned));
 	BENCH_CUDA_CHECK(cudaFree(dev));
 	free(host);

@@ -1,7 +1,7 @@
 /* Peer: ScaLAPACK PDGEMM C = A*B + C on n x n random matrices, 2D block-cyclic with nb x nb
  * blocks on a P x Q BLACS grid (one MPI rank per grid cell). The time of one run is the
- * slowest rank's, between two barriers; rank 0 prints the median of --niter runs:
- *   RESULT name=scalapack n=N gflops=X time_s=T P=P Q=Q nb=NB ranks=R */
+ * slowest rank's, between two barriers; rank 0 prints rows of the results' CSV
+ * (bench/bench_util.h), system scalapack, P, Q, nb, ranks. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,9 +170,8 @@ int main(int argc, char **argv)
 
 	if (rank == 0) {
 		char extra[96];
-		snprintf(extra, sizeof(extra), "P=%d Q=%d nb=%d ranks=%d", P, Q, nb, nranks);
-		bench_print_result("scalapack", n, bench_dgemm_flops(n), bench_median(times, niter),
-		                   extra);
+		snprintf(extra, sizeof(extra), "P=%d Q=%d nb=%d ranks=%d threads=1", P, Q, nb, nranks);
+		bench_print_rows("scalapack", n, bench_dgemm_flops(n), times, niter, extra);
 	}
 	free(A);
 	free(B);

@@ -1,8 +1,8 @@
 /* StarPU for the one call on host arrays: started on the first call, kept for the next ones
  * (starting StarPU costs far more than a small product), shut down at exit. The defaults are
- * the driver's, measured on GPU nodes: with a GPU, no CPU workers (a CPU tile is 100 times
- * slower than a GPU tile and ends the product late) and the dmdas scheduler; each STARPU_*
- * variable overrides its default. */
+ * the driver's (starpu_gemm_conf_defaults): with a GPU, no CPU workers (a CPU tile is 100
+ * times slower than a GPU tile and ends the product late) and the dmdas scheduler; each
+ * STARPU_* variable overrides its default. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <starpu_cublas_v2.h>
 #endif
 #include "common/preflight.h"
+#include <starpu_gemm.h>
 #include "doors/runtime.h"
 #include "doors/stage.h"
 
@@ -62,7 +63,7 @@ int sg_runtime_start(void)
 		fprintf(stderr, "starpu_gemm: notice: %s\n", notice);
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	sg_runtime_gpu_defaults(&conf);
+	starpu_gemm_conf_defaults(&conf, MPI_COMM_NULL, 0);
 	int ret = starpu_init(&conf);
 	if (ret != 0) {
 		fprintf(stderr, "starpu_gemm: StarPU could not start (%s)\n", strerror(-ret));

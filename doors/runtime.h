@@ -11,11 +11,4 @@
  * under their own lock. */
 int sg_runtime_start(void);
 
-/* The driver's defaults, measured on GPU nodes, where this process sees a GPU (and
- * STARPU_NCUDA is not 0): no CPU workers (a CPU tile is 100 times slower than a GPU tile and
- * ends the product late) and the dmdas scheduler, each unless its STARPU_* variable is set.
- * Returns 1 when a GPU was seen. Used by the one call and the ScaLAPACK drop-in. */
-struct starpu_conf;
-int sg_runtime_gpu_defaults(struct starpu_conf *conf);
-
 #endif

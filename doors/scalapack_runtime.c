@@ -29,28 +29,6 @@ static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* The driver's measurement (README, "CPU performance"): when STARPU_NCPU is unset,
- * StarPU-MPI keeps a core for its progress thread, which leaves a rank that mpirun bound to
- * one core (Open MPI's default for 1 or 2 ranks) with no worker at all, and a rank alone on a
- * node with one worker fewer. That thread sleeps while no MPI request is pending: give such
- * ranks a worker on every CPU of their binding. The application's own settings always win. */
-static void cpu_defaults(struct starpu_conf *conf)
-{
-	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
-	if (getenv("STARPU_NCPU") || getenv("STARPU_RESERVE_NCPU") ||
-	    getenv("STARPU_MPI_THREAD_CPUID") || getenv("STARPU_MPI_THREAD_COREID") ||
-	    (getbind && atoi(getbind) == 0))
-		return;
-	cpu_set_t bound;
-	int ranks;
-	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
-	if (sched_getaffinity(0, sizeof(bound), &bound) != 0)
-		return;
-	int cpus = CPU_COUNT(&bound);
-	if (cpus == 1 || ranks == 1)
-		conf->ncpus = cpus;
-}
-
 static int start_runtime(int speak)
 {
 	int provided;
@@ -82,8 +60,8 @@ static int start_runtime(int speak)
 		fprintf(stderr, "starpu_gemm_scalapack: notice: %s\n", notice);
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	cpu_defaults(&conf);
-	sg_runtime_gpu_defaults(&conf);
+	/* Not collective: this call need not be made by every process of MPI_COMM_WORLD. */
+	starpu_gemm_conf_defaults(&conf, MPI_COMM_NULL, 1);
 	/* 0: the application initialised MPI and will finalize it. */
 	int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
 	if (ret != 0) {

@@ -16,7 +16,7 @@
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
 	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
-	OPT_LAYOUT
+	OPT_LAYOUT, OPT_SIZES
 };
 
 struct option_doc {
@@ -27,9 +27,13 @@ struct option_doc {
 };
 
 static const struct option_doc docs[] = {
-	{ "M", 'M', "INT", "rows of op(A) and C (default 1024)" },
-	{ "N", 'N', "INT", "columns of op(B) and C (default 1024)" },
-	{ "K", 'K', "INT", "columns of op(A), rows of op(B) (default 1024)" },
+	{ "M", 'M', "INT[,INT...]", "rows of op(A) and C (default 1024); a list: one product "
+	                            "per value, all in one StarPU start" },
+	{ "N", 'N', "INT[,INT...]", "columns of op(B) and C (default 1024); a list as long as "
+	                            "-M's, or one value for all" },
+	{ "K", 'K', "INT[,INT...]", "columns of op(A), rows of op(B) (default 1024); as -N" },
+	{ "sizes", OPT_SIZES, "INT[,INT...]", "square products M = N = K of each value, in turn, "
+	                                      "in one StarPU start" },
 	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 32768, else 2048; CPU only: 512)" },
 	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
 	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
@@ -87,8 +91,8 @@ void sg_options_usage(FILE *out, const char *program)
 	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
 	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
 	        "  STARPU_NCPU      CPU workers per rank: 0 beside GPUs; without GPUs every core of "
-	        "a rank\n                   that is alone or bound to one core, else StarPU's "
-	        "choice\n"
+	        "the rank's\n                   share, less one for StarPU-MPI's thread on "
+	        "several ranks and cores\n"
 	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
 	        "per rank\n"
 	        "  STARPU_HOME      where StarPU keeps its calibrations (default $HOME); an unusable "
@@ -96,9 +100,9 @@ void sg_options_usage(FILE *out, const char *program)
 	        "run\n"
 	        "Each STARPU_* variable is checked before StarPU starts: a bad value is an error "
 	        "(exit 2).\n"
-	        "Ranks sharing a node unbound (mpirun --bind-to none) get a slice of its cores each "
-	        "when they\nuse GPUs. Exit status: 0 ok, 1 check failed or run error, 2 invalid "
-	        "input.\n");
+	        "Ranks of a node never share cores, however mpirun bound them: ranks allowed the "
+	        "same CPUs\n(--bind-to none) split them (starpu_gemm_conf_defaults). Exit status: 0 "
+	        "ok, 1 check failed\nor run error, 2 invalid input.\n");
 }
 
 void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
@@ -170,6 +174,66 @@ static int parse_int(int code, const char *text, int64_t lo, int64_t hi, int64_t
 		return -1;
 	}
 	*value = v;
+	return 0;
+}
+
+/* A comma-separated list of sizes for dimension dim (0, 1, 2: M, N, K; 3: all three). */
+static int parse_sizes(int code, const char *text, int dim, struct sg_driver_options *opts,
+                       char *err, size_t errlen)
+{
+	char item[32];
+	int count = 0;
+	for (const char *p = text;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len >= sizeof(item))
+			len = sizeof(item) - 1;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		int64_t v;
+		if (count == SG_DRIVER_MAX_SIZES) {
+			sg_driver_error(err, errlen, "%s: more than %d sizes", option_label(code),
+			                SG_DRIVER_MAX_SIZES);
+			return -1;
+		}
+		if (parse_int(code, item, 1, INT_MAX, &v, err, errlen))
+			return -1;
+		for (int d = 0; d < 3; d++)
+			if (dim == 3 || d == dim)
+				opts->sizes[count][d] = v;
+		count++;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+	}
+	for (int d = 0; d < 3; d++)
+		if (dim == 3 || d == dim)
+			opts->nlist[d] = count;
+	return 0;
+}
+
+/* Every product's M, N and K: the lists given are as long as each other, or one value (or
+ * none: 1024) for every product. */
+static int settle_sizes(struct sg_driver_options *opts, char *err, size_t errlen)
+{
+	static const char names[3] = { 'M', 'N', 'K' };
+	opts->nsizes = 1;
+	for (int d = 0; d < 3; d++)
+		if (opts->nlist[d] > 1)
+			opts->nsizes = opts->nlist[d];
+	for (int d = 0; d < 3; d++) {
+		if (opts->nlist[d] > 1 && opts->nlist[d] != opts->nsizes) {
+			sg_driver_error(err, errlen, "-%c/--%c: %d sizes, but another dimension has %d "
+			                "(give as many, or one for all)", names[d], names[d],
+			                opts->nlist[d], opts->nsizes);
+			return -1;
+		}
+		for (int s = 0; s < opts->nsizes; s++)
+			if (opts->nlist[d] <= 1)
+				opts->sizes[s][d] = opts->nlist[d] ? opts->sizes[0][d] : 1024;
+	}
+	opts->M = opts->sizes[0][0];
+	opts->N = opts->sizes[0][1];
+	opts->K = opts->sizes[0][2];
 	return 0;
 }
 
@@ -302,7 +366,7 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 		                nranks);
 		return -1;
 	}
-	return settle_grid(opts, nranks, err, errlen);
+	return settle_sizes(opts, err, errlen) ? -1 : settle_grid(opts, nranks, err, errlen);
 }
 
 int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options *opts,
@@ -333,9 +397,10 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 	while ((code = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int rc = 0;
 		switch (code) {
-		case 'M': rc = parse_int(code, optarg, 1, INT_MAX, &opts->M, err, errlen); break;
-		case 'N': rc = parse_int(code, optarg, 1, INT_MAX, &opts->N, err, errlen); break;
-		case 'K': rc = parse_int(code, optarg, 1, INT_MAX, &opts->K, err, errlen); break;
+		case 'M': rc = parse_sizes(code, optarg, 0, opts, err, errlen); break;
+		case 'N': rc = parse_sizes(code, optarg, 1, opts, err, errlen); break;
+		case 'K': rc = parse_sizes(code, optarg, 2, opts, err, errlen); break;
+		case OPT_SIZES: rc = parse_sizes(code, optarg, 3, opts, err, errlen); break;
 		case 't':
 			rc = parse_int(code, optarg, 1, 32768, &v, err, errlen);
 			opts->tile = (int)v;

@@ -25,8 +25,14 @@ enum sg_layout {
 	SG_LAYOUT_LAPACK_PINNED  /* the same arrays allocated pinned (starpu_malloc) */
 };
 
+/* Products one run may measure (--sizes, -M/-N/-K lists). */
+#define SG_DRIVER_MAX_SIZES 64
+
 struct sg_driver_options {
-	int64_t M, N, K;
+	int64_t M, N, K;           /* the product measured now (the first of sizes once parsed) */
+	int nsizes;                /* products to measure in turn, in one StarPU start */
+	int64_t sizes[SG_DRIVER_MAX_SIZES][3]; /* M, N, K of each */
+	int nlist[3];              /* values given to -M, -N, -K (0: default, 1: every product) */
 	int tile;                  /* 0: chosen after StarPU starts (starpu_gemm_default_tile) */
 	int P, Q;                  /* process grid, P*Q == ranks once parsed */
 	char prec;                 /* 's','d','c','z' */

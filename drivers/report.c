@@ -16,6 +16,18 @@ static void scheduler_name(char *buf, size_t len)
 	snprintf(buf, len, "%s", policy && policy->policy_name ? policy->policy_name : "unknown");
 }
 
+/* The logical CPUs (hwloc's numbering, as StarPU's) this rank's workers are bound to, as
+ * "0,1": what shows that ranks of one node do not share cores. */
+enum { SG_BINDING_TEXT = 48 };
+static void workers_binding(char text[SG_BINDING_TEXT])
+{
+	int len = 0, n = (int)starpu_worker_get_count();
+	text[0] = '\0';
+	for (int w = 0; w < n && len < SG_BINDING_TEXT - 8; w++)
+		len += snprintf(text + len, (size_t)(SG_BINDING_TEXT - len), "%s%d", w ? "," : "",
+		                starpu_worker_get_bindid(w));
+}
+
 void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts)
 {
 	memset(rep, 0, sizeof(*rep));
@@ -28,6 +40,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	                (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM) };
 	int *all = rep->rank == 0 ? malloc(3 * sizeof(int) * (size_t)rep->nranks) : NULL;
 	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	char binding[SG_BINDING_TEXT], *bindings = rep->rank == 0 ?
+		malloc(SG_BINDING_TEXT * (size_t)rep->nranks) : NULL;
+	workers_binding(binding);
+	MPI_Gather(binding, SG_BINDING_TEXT, MPI_CHAR, bindings, SG_BINDING_TEXT, MPI_CHAR, 0,
+	           MPI_COMM_WORLD);
 	for (int r = 0; all && r < rep->nranks; r++) {
 		rep->ncpu += all[3 * r];
 		rep->ncuda += all[3 * r + 1];
@@ -39,11 +56,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
-		printf("scheduler: %s (%s)\n", rep->sched,
-		       env && *env ? "STARPU_SCHED" : sg_driver_sched_source);
+		printf("scheduler: %s (%s)\n", rep->sched, env && *env ? "STARPU_SCHED" :
+		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++)
-			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU)\n", r, all[3 * r],
-			       all[3 * r + 1], all[3 * r + 2]);
+			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
+			       all[3 * r + 1], all[3 * r + 2], bindings + SG_BINDING_TEXT * r);
 		printf("problem: %cgemm transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec, opts->transA, opts->transB,
 		       (long long)opts->M, (long long)opts->N, (long long)opts->K, opts->tile,
@@ -51,14 +68,17 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		fflush(stdout);
 	}
 	free(all);
+	free(bindings);
 }
 
 void sg_report_plan(const struct sg_report *rep)
 {
 	if (rep->rank != 0)
 		return;
+	static int header_printed; /* one table for every size of the run */
 	if (rep->opts->csv && !rep->opts->plan_only) {
-		printf("%s\n", SG_REPORT_CSV_HEADER);
+		if (!header_printed++)
+			printf("%s\n", SG_REPORT_CSV_HEADER);
 	} else {
 		starpu_gemm_plan_print(stdout, rep->plan);
 	}
@@ -112,18 +132,19 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 	if (check->done)
 		format_check(check, rep->opts->tile, check_text, sizeof(check_text));
 	if (o->csv) {
-		printf("%d,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.3f,",
-		       iter, o->prec, o->transA, o->transB, (long long)o->M, (long long)o->N,
-		       (long long)o->K, o->tile, o->P, o->Q, sg_options_dist_name(o->dist),
-		       rep->nranks, rep->ncuda, rep->ncpu, rep->sched, pl->b, pl->c, pl->d,
-		       pl->lookahead, pl->throttled, seconds, gflops);
+		printf("starpu_gemm,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,"
+		       "%.6f,%.3f,", o->prec, o->transA, o->transB, (long long)o->M,
+		       (long long)o->N, (long long)o->K, o->tile, o->P, o->Q,
+		       sg_options_dist_name(o->dist), rep->nranks, rep->ncuda, rep->ncpu, rep->sched,
+		       pl->b, pl->c, pl->d, pl->lookahead, pl->throttled, iter, seconds, gflops);
 		if (check->done)
 			printf("%.6e", check->residual);
 		else
 			printf("-1");
 		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
-		printf(",%s,%s,%.6f\n", pl->regime[0] ? pl->regime : "-",
+		/* nb, block, memory, threads, gbs, gpu: the peers' columns */
+		printf(",%s,%s,%.6f,,,,,,\n", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds);
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);

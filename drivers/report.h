@@ -6,15 +6,13 @@
 
 #include "drivers/options.h"
 
-/* --csv: this header, then one row per timed run. The last columns are that run's bytes,
- * summed over ranks: measured host->GPU, GPU->host, GPU<->GPU (StarPU bus profiling) and sent
- * by StarPU-MPI; then the plan's predictions: tiles loaded onto GPUs from the host or another
- * GPU (Equation 1: compare with h2d_bytes + d2d_bytes), C written back, remote A and B tiles
- * received; and the plan's Equation 1 case (a, b, c1, c2). */
-#define SG_REPORT_CSV_HEADER                                                              \
-	"iter,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
-	"throttled,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"          \
-	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s"
+/* --csv: the results' header (common/results_csv.h), then one row per timed run. The bytes
+ * columns are that run's, summed over ranks: measured host->GPU, GPU->host, GPU<->GPU (StarPU
+ * bus profiling) and sent by StarPU-MPI; then the plan's predictions: tiles loaded onto GPUs
+ * from the host or another GPU (Equation 1: compare with h2d_bytes + d2d_bytes), C written
+ * back, remote A and B tiles received; and the plan's Equation 1 case (a, b, c1, c2). */
+#include "common/results_csv.h"
+#define SG_REPORT_CSV_HEADER SG_RESULTS_CSV_HEADER
 
 /* The run's setting, gathered once after StarPU starts. */
 struct sg_report {

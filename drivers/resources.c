@@ -1,21 +1,9 @@
-#define _GNU_SOURCE
-#include <sched.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <hwloc.h>
 #include "drivers/resources.h"
 #include <starpu_gemm.h>
-#include <starpu.h>
-#ifdef STARPU_USE_CUDA
-#include <cuda_runtime.h>
-#endif
-
-#define SG_DRIVER_GPU_SCHED "dmdas"
-/* The scheduler without GPUs: the sweep of bench/cpu.sh --sweep (bench/README.md). */
-#define SG_DRIVER_CPU_SCHED "lws"
 
 /* Every distribution the driver offers owns a product set of tiles that repeats every nranks
  * tiles along each dimension: rank owns (i,j) iff it owns (i,j0) and (i0,j), for any tile
@@ -62,109 +50,6 @@ double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
 	return owned_matrix_bytes(opts, rank, a_rows, a_cols) +
 	       owned_matrix_bytes(opts, rank, b_rows, b_cols) +
 	       owned_matrix_bytes(opts, rank, opts->M, opts->N);
-}
-
-const char *sg_driver_sched_source = "StarPU's default";
-
-/* Measured on a 2xH200 node, n=16384 DGEMM (bench/notes-gpu.md): with 30 CPU workers beside
- * each GPU, lws gave 0.29 TFLOP/s; GPUs alone, 65 TFLOP/s: a CPU core holds a 2048 tile task
- * 4300x longer than a GPU (perfmodels/h200). dmdas places tasks by perf model and data. */
-#ifdef STARPU_USE_CUDA
-/* Ranks of one node that mpirun left unbound (--bind-to none) each see every core, and each
- * StarPU binds its CUDA worker and MPI thread to the first ones: the same cores for every rank.
- * Measured: 2 ranks sharing an H200 node this way ran a 16384 DGEMM at 0.8 TFLOP/s. Give each
- * such rank its own slice of the cores instead; ranks mpirun did bind are left alone. */
-static void share_cores(MPI_Comm host)
-{
-	int local_rank, local_ranks;
-	MPI_Comm_rank(host, &local_rank);
-	MPI_Comm_size(host, &local_ranks);
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t mine;
-	if (local_ranks < 2 || cores < 2L * local_ranks ||
-	    sched_getaffinity(0, sizeof(mine), &mine) != 0 || CPU_COUNT(&mine) < cores)
-		return;
-	long per_rank = cores / local_ranks, first = local_rank * per_rank;
-	cpu_set_t slice;
-	CPU_ZERO(&slice);
-	for (long c = first; c < first + per_rank; c++)
-		CPU_SET((int)c, &slice);
-	sched_setaffinity(0, sizeof(slice), &slice);
-}
-#endif
-
-void sg_driver_gpu_defaults(struct starpu_conf *conf, MPI_Comm host)
-{
-#ifdef STARPU_USE_CUDA
-	const char *ncuda = getenv("STARPU_NCUDA");
-	int devices = 0;
-	if ((ncuda && atoi(ncuda) == 0) || cudaGetDeviceCount(&devices) != cudaSuccess ||
-	    devices == 0)
-		return;
-	if (!getenv("STARPU_NCPU"))
-		conf->ncpus = 0;
-	share_cores(host);
-	const char *sched = getenv("STARPU_SCHED");
-	if (!sched || !*sched) {
-		conf->sched_policy_name = SG_DRIVER_GPU_SCHED;
-		sg_driver_sched_source = "the driver's default with GPUs; STARPU_SCHED overrides";
-	}
-#else
-	(void)conf;
-	(void)host;
-#endif
-}
-
-/* Cores in this process's binding (StarPU starts one CPU worker per core, and honours the
- * binding mpirun gave unless STARPU_WORKERS_GETBIND=0); 0 when hwloc cannot tell. */
-static int bound_cores(void)
-{
-	hwloc_topology_t topology;
-	if (hwloc_topology_init(&topology) != 0)
-		return 0;
-	int cores = 0;
-	hwloc_bitmap_t bound = hwloc_bitmap_alloc();
-	if (bound && hwloc_topology_load(topology) == 0 &&
-	    hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0)
-		cores = hwloc_get_nbobjs_inside_cpuset_by_type(topology, bound, HWLOC_OBJ_CORE);
-	hwloc_bitmap_free(bound);
-	hwloc_topology_destroy(topology);
-	return cores;
-}
-
-/* Measured on 2 cores, N=4096 DGEMM (bench/README.md): StarPU-MPI keeps a core for its
- * progress thread when STARPU_NCPU is unset, which halves one rank (40 GFLOP/s with 1 worker,
- * 72 with 2) and leaves a rank bound to one core with no worker at all. That thread sleeps on a
- * condition while no MPI request is pending: with one rank it never wakes, and on a rank's
- * only core it costs little (2 ranks x 1 core: 71 GFLOP/s). The lws/eager/dmda/dmdas x tile
- * sweep put lws first. */
-void sg_driver_cpu_defaults(struct starpu_conf *conf, int nranks)
-{
-	const char *sched = getenv("STARPU_SCHED");
-	if (!conf->sched_policy_name && (!sched || !*sched)) {
-		conf->sched_policy_name = SG_DRIVER_CPU_SCHED;
-		sg_driver_sched_source = "the driver's default on CPUs; STARPU_SCHED overrides";
-	}
-	/* conf->ncpus is -1 unless STARPU_NCPU or sg_driver_gpu_defaults set it. */
-	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
-	if (conf->ncpus != -1 || getenv("STARPU_RESERVE_NCPU") ||
-	    getenv("STARPU_MPI_THREAD_CPUID") || getenv("STARPU_MPI_THREAD_COREID") ||
-	    (getbind && atoi(getbind) == 0))
-		return;
-	int cores = bound_cores();
-	if (cores <= 0 || (nranks != 1 && cores != 1))
-		return;
-	conf->ncpus = cores;
-	/* Quiet defaults (each unless the user set it). StarPU-MPI binds its thread to a core,
-	 * which is now a worker's, and warns so in 3 lines per rank: it floats instead. On one
-	 * core StarPU also warns that the binding holds one CPU (3 more lines), which is what
-	 * this choice wants: it ignores the binding and binds nothing, and every thread keeps
-	 * the core mpirun gave the process. */
-	setenv("STARPU_MPI_NOBIND", "1", 0);
-	if (cores == 1) {
-		setenv("STARPU_WORKERS_GETBIND", "0", 0);
-		setenv("STARPU_WORKERS_NOBIND", "1", 0);
-	}
 }
 
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)

@@ -1,5 +1,5 @@
-/* What the machine offers the driver: workers per rank, and whether the matrices fit in the
- * ranks' host memory, found before anything is allocated. */
+/* What the machine offers the driver: whether the matrices fit in the ranks' host memory,
+ * found before anything is allocated. (Workers and cores: starpu_gemm_conf_defaults.) */
 #ifndef SG_DRIVER_RESOURCES_H
 #define SG_DRIVER_RESOURCES_H
 
@@ -20,21 +20,6 @@ MPI_Comm sg_driver_host_comm(void);
  * err on the ranks of a host that is short. */
 int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm host, char *err,
                                 size_t errlen);
-
-/* Defaults where this rank sees a GPU (and STARPU_NCUDA is not 0), each overridden by its
- * environment variable: no CPU workers (STARPU_NCPU) and the dmdas scheduler (STARPU_SCHED);
- * ranks of one host (host, from sg_driver_host_comm) left unbound get a slice of its cores.
- * Sets sg_driver_sched_source to say where the scheduler came from. Not collective. */
-struct starpu_conf;
-void sg_driver_gpu_defaults(struct starpu_conf *conf, MPI_Comm host);
-extern const char *sg_driver_sched_source;
-
-/* Defaults without GPUs, each overridden by its environment variable: the lws scheduler
- * (STARPU_SCHED, unless sg_driver_gpu_defaults chose one), and where the rank is alone or bound
- * to one core, every core of its binding a CPU worker, none kept for StarPU-MPI's progress
- * thread (STARPU_NCPU, STARPU_RESERVE_NCPU, STARPU_MPI_THREAD_CPUID/COREID). Call it after
- * sg_driver_gpu_defaults. */
-void sg_driver_cpu_defaults(struct starpu_conf *conf, int nranks);
 
 /* "1.5 GiB" */
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);

@@ -82,13 +82,11 @@ static void single_threaded_blas(void)
 
 /* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
  * Returns 0, or a message in err: no StarPU, or nothing to run tasks on. */
-static int start_starpu(int *argc, char ***argv, MPI_Comm host, int *started, char *err,
-                        size_t errlen)
+static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t errlen)
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
-	sg_driver_gpu_defaults(&conf, host);
-	sg_driver_cpu_defaults(&conf, nranks);
+	starpu_gemm_conf_defaults(&conf, MPI_COMM_WORLD, 1);
 	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
 	*started = ret == 0;
 	if (ret == -ENODEV) {
@@ -339,6 +337,41 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
+/* One product size, from the tile to the report. Collective. Returns the exit status. */
+static int run_size(struct sg_driver_options *opts, MPI_Comm host)
+{
+	char err[512] = "";
+	settle_tile(opts);
+	/* Before allocating anything: do this rank's tiles fit on its host? */
+	sg_driver_check_host_memory(opts, host, err, sizeof(err));
+	struct matrices m;
+	if (agree_on_error(err) || create_matrices(opts, &m, err, sizeof(err)))
+		return EXIT_BAD_INPUT;
+
+	int status = EXIT_BAD_INPUT;
+	struct sg_report rep;
+	sg_report_setup(&rep, opts);
+	struct starpu_gemm_opts gemm_opts;
+	gemm_opts_from(opts, &gemm_opts);
+	struct starpu_gemm_plan plan;
+	int ret = starpu_gemm_plan_make(&plan, opts->transA, opts->transB, m.A, m.B, m.C, &gemm_opts);
+	err[0] = '\0';
+	if (ret)
+		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
+		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
+	if (!agree_on_error(err)) {
+		if (rank == 0 && opts->lookahead > plan.lookahead)
+			fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
+			        "chunk(s) can follow the current one; lookahead %d\n", opts->lookahead,
+			        plan.Kt, plan.lookahead, plan.lookahead);
+		rep.plan = &plan;
+		sg_report_plan(&rep);
+		status = opts->plan_only ? EXIT_OK : run(opts, &gemm_opts, &m, &rep, &plan);
+	}
+	destroy_matrices(&m);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	int provided;
@@ -378,7 +411,7 @@ int main(int argc, char **argv)
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
-	start_starpu(&argc, &argv, host, &started, err, sizeof(err));
+	start_starpu(&argc, &argv, &started, err, sizeof(err));
 	if (agree_on_error(err)) {
 		if (started)
 			stop_starpu();
@@ -386,36 +419,19 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return EXIT_BAD_INPUT;
 	}
-	settle_tile(&opts);
-	/* Before allocating anything: do this rank's tiles fit on its host? */
-	sg_driver_check_host_memory(&opts, host, err, sizeof(err));
-	MPI_Comm_free(&host);
-	int status = EXIT_BAD_INPUT;
-	struct matrices m;
-	if (agree_on_error(err) || create_matrices(&opts, &m, err, sizeof(err)))
-		goto out;
-
-	struct sg_report rep;
-	sg_report_setup(&rep, &opts);
-	struct starpu_gemm_opts gemm_opts;
-	gemm_opts_from(&opts, &gemm_opts);
-	struct starpu_gemm_plan plan;
-	int ret = starpu_gemm_plan_make(&plan, opts.transA, opts.transB, m.A, m.B, m.C, &gemm_opts);
-	err[0] = '\0';
-	if (ret)
-		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
-		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
-	if (!agree_on_error(err)) {
-		if (rank == 0 && opts.lookahead > plan.lookahead)
-			fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
-			        "chunk(s) can follow the current one; lookahead %d\n", opts.lookahead,
-			        plan.Kt, plan.lookahead, plan.lookahead);
-		rep.plan = &plan;
-		sg_report_plan(&rep);
-		status = opts.plan_only ? EXIT_OK : run(&opts, &gemm_opts, &m, &rep, &plan);
+	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
+	 * size that fails is reported and the next one still runs; the worst status is kept. */
+	int status = EXIT_OK;
+	for (int s = 0; s < opts.nsizes; s++) {
+		struct sg_driver_options one = opts;
+		one.M = opts.sizes[s][0];
+		one.N = opts.sizes[s][1];
+		one.K = opts.sizes[s][2];
+		int size_status = run_size(&one, host);
+		if (size_status > status)
+			status = size_status;
 	}
-	destroy_matrices(&m);
-out:
+	MPI_Comm_free(&host);
 	stop_starpu();
 	MPI_Finalize();
 	return status;

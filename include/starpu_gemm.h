@@ -73,6 +73,24 @@ char starpu_gemm_trans(char prec, char trans);
  * NULL) says which. The plan and the driver's up-front check read it here. */
 double starpu_gemm_host_memory(int ranks_on_node, const char **source);
 
+/* The library's defaults for starting StarPU on this node, as the driver and the doors start
+ * it, for an application that starts StarPU itself: call it between starpu_conf_init and
+ * starpu_init / starpu_mpi_init_conf. Each STARPU_* variable the user set wins.
+ *   - scheduler: dmdas where this process sees a GPU, lws otherwise (STARPU_SCHED);
+ *   - CPU workers (STARPU_NCPU): none beside GPUs; otherwise one per core of this process's
+ *     share, less one for StarPU-MPI's thread (mpi != 0) on several ranks and several cores;
+ *   - cores (STARPU_WORKERS_CPUID/COREID, STARPU_WORKERS_GETBIND=0): the processes of a node
+ *     allowed the same CPUs (mpirun --bind-to none: all of them) split them into consecutive
+ *     slices, in node-local rank order, and StarPU binds its workers and StarPU-MPI's thread
+ *     within this process's slice (conf->workers_bindid), however the job was launched.
+ * comm: the communicator of the job, collective over it (the node's processes are found with
+ * MPI_Comm_split_type); the calling thread is then bound to the slice too, as the threads it
+ * starts later will be. MPI_COMM_NULL: not collective, the launcher's variables (Open MPI,
+ * MPICH, Slurm) give the node-local rank, only a process left unbound takes a slice, and the
+ * calling thread is left as it is.
+ * Returns 0. */
+int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi);
+
 /* ------------------------------------------------------------------------------------------
  * Tiled, distributed matrices (distrib/)
  * ------------------------------------------------------------------------------------------ */

@@ -68,7 +68,7 @@ for peer in "${peers[@]}"; do
     say "  note: $build/bench/$peer not built, left out"
   fi
 done
-for f in cpu.sh gpu.sh arrays.sh common.sh README.md; do
+for f in cpu.sh gpu.sh arrays.sh lib.sh report.py targets.csv README.md; do
   cp "$top/bench/$f" "$sg/bench/" || die "bench/$f is missing from $top"
 done
 # The GPU tests (tests/gpu.sh) and what they run; the perf-model scripts.

@@ -7,10 +7,14 @@
 #              reports its CUDA worker, a checked DGEMM runs
 #   tests      tests/gpu.sh (cuBLAS codelets, compute-sanitizer, pgemm on GPUs, memory pressure)
 #   calibrate  perfmodels/calibrate.sh: history perf models for this node
-#   quick      bench/gpu.sh --quick         bench   bench/gpu.sh (TIME_BUDGET seconds)
+#   quick      bench/gpu.sh --quick (n = 8192 16384, 2 runs each)
+#   bench      bench/gpu.sh (N_LIST, G_LIST, CASES... as it documents)
 #   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned
+#              (rows of the results' CSV)
 #   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
+#   Each benchmark stage leaves its CSV, table, log and plot under bench/ in results.tar.gz;
+#   bench/report.py remakes the table and plot from the CSV anywhere.
 # Environment: BUNDLE [./bundle], OUT [./device-results] (stage logs, and results.tar.gz with
 #   them, the benchmark's results and StarPU's perf models and bus calibration),
 #   SG_NODE_MEM_GIB (set it on VMs whose MemTotal starts low: each rank may then use 85% of
@@ -87,7 +91,7 @@ stage_tune() {
       vals=$(env STARPU_NCUDA="$g" $envs timeout 150 "${mpirun_gpu[@]}" -np 1 \
              starpu_gemm -M "$n" -N "$n" -K "$n" \
              $args --niter 3 --warmup 1 --csv 2>&1 | awk -F, '
-             /^iter,/ { for (i = 1; i <= NF; i++) if ($i == "gflops") c = i; next }
+             /^system,/ { for (i = 1; i <= NF; i++) if ($i == "gflops") c = i; next }
              c && NF > 10 { print $c }' | sort -g)
       if [ -z "$vals" ]; then line=FAILED
       else line=$(printf '%s\n' "$vals" | awk '{ v[NR] = $1 }
@@ -97,7 +101,7 @@ stage_tune() {
     done
   done
 }
-stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}"; }
+stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}" | tee "$out/pins.csv"; }
 stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
 stage_arrays() { RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh"; }
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }

@@ -54,7 +54,7 @@ run_csv() {
 	local status=0
 	"$top_srcdir/tests/mpirun.sh" "$np" "$driver" --csv --niter "$niter" "$@" >"$out" 2>"$err" ||
 		status=$?
-	if [ "$status" -ne 0 ] || ! check_csv "$niter" "$checked"; then
+	if [ "$status" -ne 0 ] || ! check_csv "${EXPECT_ROWS:-$niter}" "$checked"; then
 		failures=$((failures + 1))
 		echo "FAIL np=$np --csv --niter $niter $* (exit $status); stdout:"
 		sed 's/^/    /' "$out"
@@ -69,6 +69,17 @@ run_csv() {
 run_csv 2 3 1 --check --warmup 1 -M 300 -N 200 -K 150 -t 64 --prec d
 run_csv 1 2 0 --warmup 0 -M 128 -N 96 -K 64 -t 32 --prec c --transA C
 run_csv 4 1 1 --check --warmup 0 -M 200 -N 200 -K 100 -t 64 --prec s --dist row
+# Size lists: one table, each size's rows in turn, all in one StarPU start.
+EXPECT_ROWS=4 run_csv 2 2 1 --check --warmup 0 --sizes 64,96 -t 32
+sizes=$(awk -F, 'NR > 1 { printf "%s/%s/%s ", $5, $6, $7 }' "$out")
+if [ "$sizes" != "64/64/64 64/64/64 96/96/96 96/96/96 " ]; then
+	echo "FAIL --sizes 64,96: M/N/K of the rows are $sizes"; failures=$((failures + 1))
+fi
+EXPECT_ROWS=2 run_csv 1 1 0 --warmup 0 -M 64,80 -N 48 -K 40,56 -t 32
+sizes=$(awk -F, 'NR > 1 { printf "%s/%s/%s ", $5, $6, $7 }' "$out")
+if [ "$sizes" != "64/48/40 80/48/56 " ]; then
+	echo "FAIL -M 64,80 -N 48 -K 40,56: M/N/K of the rows are $sizes"; failures=$((failures + 1))
+fi
 
 echo "# driver_csv: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -55,9 +55,9 @@ fi
 if [ -x "$bench" ]; then
   out=$("$run" 2 "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x OMPI_MPI_THREAD_LEVEL=3 \
         "$bench" -n 512 --nb 64 --niter 2 --warmup 1 2>&1)
-  if [ $? -eq 0 ] && [ "$(ours "$out")" = 3 ] && grep -q "^RESULT name=scalapack" <<< "$out"; then
+  if [ $? -eq 0 ] && [ "$(ours "$out")" = 3 ] && [ "$(grep -c "^scalapack," <<< "$out")" = 2 ]; then
     echo "PASS bench/scalapack_pdgemm through the preload: 3 calls done by" \
-         "libstarpu_gemm_scalapack, $(grep '^RESULT' <<< "$out")"
+         "libstarpu_gemm_scalapack, rows:" $(grep '^scalapack,' <<< "$out")
   else
     fail "bench/scalapack_pdgemm through the preload" "$out"
   fi

@@ -1,13 +1,15 @@
-# Made by bench/arrays.sh; run: gnuplot arrays-h100-20261124.gp
+# Made by bench/report.py; run: gnuplot arrays-h100-20261124.gp
 set terminal pngcairo noenhanced size 900,600
 set output 'arrays-h100-20261124.png'
-set title 'DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt'
+set title 'DGEMM from host arrays, 1 H100: starpu_gemm_gemm vs the driver and cuBLASXt'
 set xlabel 'n'
 set ylabel 'TFLOP/s'
-set key right bottom
+set key outside below
 set grid
 set datafile missing 'NaN'
+set logscale x 2
 set yrange [0:*]
+set xrange [28493.9:56524.8]
 set xtics (32768, 49152)
 plot 'arrays-h100-20261124.dat' using 1:2 with linespoints lw 2 title 'driver', \
      'arrays-h100-20261124.dat' using 1:3 with linespoints lw 2 title 'gemm-pinned', \

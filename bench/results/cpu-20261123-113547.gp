@@ -1,15 +1,17 @@
-# Made by bench/cpu.sh; run: gnuplot cpu-20261123-113547.gp
+# Made by bench/report.py; run: gnuplot cpu-20261123-113547.gp
 set terminal pngcairo noenhanced size 900,600
 set output 'cpu-20261123-113547.png'
-set title 'DGEMM on vm (2 cores), median of 3 runs'
-set xlabel 'N'
+set title 'DGEMM on a 2-core VM (2026-11-23)'
+set xlabel 'n'
 set ylabel 'GFLOP/s'
-set key right bottom
+set key outside below
 set grid
 set datafile missing 'NaN'
+set logscale x 2
 set yrange [0:*]
+set xrange [1780.87:7065.6]
 set xtics (2048, 4096, 6144)
-plot 'cpu-20261123-113547.dat' using 1:2 with linespoints lw 2 title 'starpu_gemm, 1 rank x 2 workers', \
-     'cpu-20261123-113547.dat' using 1:3 with linespoints lw 2 title 'OpenBLAS dgemm, 2 threads', \
-     'cpu-20261123-113547.dat' using 1:4 with linespoints lw 2 title 'starpu_gemm, 2 ranks (1x2) x 1 worker', \
-     'cpu-20261123-113547.dat' using 1:5 with linespoints lw 2 title 'ScaLAPACK PDGEMM, 2 ranks (1x2), nb=256'
+plot 'cpu-20261123-113547.dat' using 1:2 with linespoints lw 2 title 'starpu-1r', \
+     'cpu-20261123-113547.dat' using 1:3 with linespoints lw 2 title 'openblas', \
+     'cpu-20261123-113547.dat' using 1:4 with linespoints lw 2 title 'starpu-2r-default', \
+     'cpu-20261123-113547.dat' using 1:5 with linespoints lw 2 title 'scalapack-1x2'

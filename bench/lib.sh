@@ -1,0 +1,76 @@
+# shellcheck shell=bash disable=SC2034,SC2154  # driver, cmd: shared with the runners
+# Sourced by bench/cpu.sh, gpu.sh and arrays.sh, which list cases; this runs them. Every
+# program prints the results' CSV (common/results_csv.h); each case's rows go into one CSV
+# with case,status,host,date in front, its whole output into the log, and bench/report.py
+# makes the table and the plot from the CSV.
+#   kit_start NAME        RESULTS/NAME-DATE.{csv,log}; prints where
+#   kit_case CASE CMD...  run CMD under STEP_TIMEOUT; DRY_RUN=1 prints it instead. CMD may be
+#                         a function of the runner that puts the command in the array cmd
+#   kit_report KIT TITLE  the reporter on this run's CSV, targets of KIT, plot
+set -uo pipefail
+bench_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+abs() { case $1 in /*) echo "$1" ;; *) echo "$bench_top/$1" ;; esac; }
+build=$(abs "${BUILD:-build}")
+results=$(abs "${RESULTS:-bench/results}")
+NITER=${NITER:-3} WARMUP=${WARMUP:-1} STEP_TIMEOUT=${STEP_TIMEOUT:-900}
+# Root in containers, no cross-memory attach between the ranks of one container.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none STARPU_SILENT=${STARPU_SILENT:-1}
+MPIRUN=${MPIRUN:-mpirun}
+driver=$build/drivers/starpu_gemm
+# The -x options every mpirun passes on: StarPU's settings and perf models, where set.
+mpi_env=()
+for v in LD_LIBRARY_PATH STARPU_SILENT STARPU_HOME STARPU_PERF_MODEL_DIR STARPU_HOSTNAME \
+         STARPU_LIMIT_CPU_MEM STARPU_SCHED STARPU_GEMM_VERBOSE STARPU_GEMM_PIN \
+         STARPU_GEMM_PIN_THREADS STARPU_GEMM_STAGE_THREADS STARPU_GEMM_STAGE_MB; do
+  [ -n "${!v:-}" ] && mpi_env+=(-x "$v")
+done
+
+# --help of a script: its header comment.
+kit_help() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
+
+kit_start() {
+  stamp=$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$results" || exit 2
+  csv=$results/$1-$stamp.csv log=$results/$1-$stamp.log
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  [ "${DRY_RUN:-0}" = 1 ] && return
+  : > "$log"
+  echo "$1 on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); csv: $csv"
+}
+
+kit_case() {
+  local name=$1; shift
+  if [ "$(type -t "$1")" = function ]; then "$@"; set -- "${cmd[@]}"; fi
+  if [ "${DRY_RUN:-0}" = 1 ]; then echo "$name: $*"; return; fi
+  local out=$work/out t0=$SECONDS rc=0
+  echo "=== $name: $* (load $(cut -d' ' -f1 /proc/loadavg))" >> "$log"
+  timeout -k 10 "$STEP_TIMEOUT" "$@" > "$out" 2>&1 || rc=$?
+  cat "$out" >> "$log"
+  local status=ok
+  case $rc in 0) ;; 124|137) status=timeout ;; *) status=failed-$rc ;; esac
+  # The results' rows: the lines after a header, as wide as it (the table of several ranks
+  # or sizes is printed once), prefixed; no row at all: one saying why. The CSV is the first
+  # header seen, then every case's rows.
+  awk -F, -v pre="$name,$status,$(hostname),$stamp" -v head="$work/head" -v rows="$work/rows.csv" '
+    /^system,/ { nf = NF; print "case,status,host,date," $0 > head; next }
+    nf && NF == nf { print pre "," $0 >> rows; n++ }
+    END { if (!n) print pre >> rows; print n + 0 }' "$out" > "$work/n"
+  if [ "$(cat "$work/n")" = 0 ] && [ "$status" = ok ]; then
+    sed -i "\$s/,ok,/,no-rows,/" "$work/rows.csv"
+    status=no-rows
+  fi
+  { cat "$work/head" 2> /dev/null || echo "case,status,host,date"; cat "$work/rows.csv"; } > "$csv"
+  printf '[%s] %-28s %s, %s row(s), %d s\n' "$(date +%T)" "$name" "$status" \
+    "$(cat "$work/n")" $((SECONDS - t0))
+}
+
+kit_report() {
+  [ "${DRY_RUN:-0}" = 1 ] && return
+  echo
+  command -v python3 > /dev/null || { echo "no python3 here: run bench/report.py on $csv"; return; }
+  python3 "$bench_top/bench/report.py" --kit "$1" --title "$2" --out "${csv%.csv}" "$csv" |
+    tee "${csv%.csv}-table.txt"
+  echo "csv: $csv  log: $log"
+}

@@ -1,0 +1,235 @@
+/* StarPU's configuration on this node: scheduler, workers, and the cores their threads run on.
+ * One place for the driver, the one call on host arrays and the ScaLAPACK drop-in (and any
+ * application that starts StarPU itself): starpu_gemm_conf_defaults in the public header. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hwloc.h>
+#include <starpu_gemm.h>
+#ifdef STARPU_USE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+/* Measured on a 2xH200 node, n=16384 DGEMM (bench/notes-gpu.md): with 30 CPU workers beside
+ * each GPU, lws gave 0.29 TFLOP/s; GPUs alone, 65 TFLOP/s: a CPU core holds a 2048 tile task
+ * 4300x longer than a GPU. dmdas places tasks by perf model and data. */
+#define SG_GPU_SCHED "dmdas"
+/* Without GPUs: first or tied first at every tile size in bench/cpu.sh --sweep (bench/README.md). */
+#define SG_CPU_SCHED "lws"
+
+static int env_set(const char *name)
+{
+	const char *value = getenv(name);
+	return value && *value;
+}
+
+static int gpu_present(void)
+{
+#ifdef STARPU_USE_CUDA
+	const char *want = getenv("STARPU_NCUDA");
+	int devices = 0;
+	return !(want && atoi(want) == 0) && cudaGetDeviceCount(&devices) == cudaSuccess &&
+	       devices > 0;
+#else
+	return 0;
+#endif
+}
+
+/* The first integer among the variables named, or fallback. */
+static int env_int(const char *const *names, int fallback)
+{
+	for (; *names; names++)
+		if (env_set(*names))
+			return atoi(getenv(*names));
+	return fallback;
+}
+
+/* The processes sharing this node and the CPUs each may use. */
+struct peers {
+	int me, count;
+	cpu_set_t *allowed; /* count sets, in node-local rank order */
+};
+
+/* Collective over comm: exact, whoever launched us. */
+static int peers_from_comm(MPI_Comm comm, const cpu_set_t *mine, struct peers *p)
+{
+	MPI_Comm node;
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return -1;
+	MPI_Comm_rank(node, &p->me);
+	MPI_Comm_size(node, &p->count);
+	p->allowed = malloc((size_t)p->count * sizeof(cpu_set_t));
+	int ok = p->allowed && MPI_Allgather(mine, sizeof(*mine), MPI_BYTE, p->allowed,
+	                                     sizeof(*mine), MPI_BYTE, node) == MPI_SUCCESS;
+	MPI_Comm_free(&node);
+	return ok ? 0 : -1;
+}
+
+/* Without a communicator to ask (the doors start StarPU inside a call that need not be
+ * collective): the launcher's variables say which node-local rank this is, and only a process
+ * left unbound, which cannot tell where its peers are bound, takes its share of the node,
+ * assuming its peers are unbound too. */
+static int peers_from_env(const cpu_set_t *mine, const cpu_set_t *node_cpus, struct peers *p)
+{
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+	                                         "SLURM_LOCALID", NULL };
+	static const char *const size_vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+	                                         NULL };
+	p->me = env_int(rank_vars, 0);
+	p->count = env_int(size_vars, 1);
+	if (p->count < 1 || p->me < 0 || p->me >= p->count || !CPU_EQUAL(mine, node_cpus))
+		p->me = 0, p->count = 1;
+	p->allowed = malloc((size_t)p->count * sizeof(cpu_set_t));
+	for (int r = 0; p->allowed && r < p->count; r++)
+		p->allowed[r] = *mine;
+	return p->allowed ? 0 : -1;
+}
+
+/* This process's share of the cores it may use: the peers allowed exactly the same CPUs (all
+ * of them under --bind-to none, or a socket each under --bind-to socket) split them into equal
+ * consecutive slices in node-local rank order; a process bound alone keeps its binding.
+ * Returns the number of slices (1: nothing to split), or 0 when a peer's CPUs overlap ours
+ * without being the same (nothing sensible to split: left as it is). */
+static int share(const struct peers *p, int *slice)
+{
+	const cpu_set_t *mine = &p->allowed[p->me];
+	int same = 0;
+	*slice = 0;
+	for (int r = 0; r < p->count; r++) {
+		cpu_set_t both;
+		CPU_AND(&both, mine, &p->allowed[r]);
+		if (CPU_EQUAL(mine, &p->allowed[r])) {
+			if (r < p->me)
+				(*slice)++;
+			same++;
+		} else if (CPU_COUNT(&both) > 0) {
+			return 0;
+		}
+	}
+	return same;
+}
+
+/* Logical indexes (StarPU's numbering) and OS indexes of one PU per core that this process
+ * may use, in the topology's order; returns how many, at most max. */
+static int usable_cores(hwloc_topology_t topology, const cpu_set_t *mine, unsigned *pu,
+                        unsigned *os, int max)
+{
+	int depth = hwloc_get_type_depth(topology, HWLOC_OBJ_CORE);
+	if (depth < 0)
+		depth = hwloc_get_type_depth(topology, HWLOC_OBJ_PU);
+	int n = 0, ncores = hwloc_get_nbobjs_by_depth(topology, depth);
+	for (int c = 0; c < ncores && n < max; c++) {
+		hwloc_obj_t core = hwloc_get_obj_by_depth(topology, depth, c);
+		hwloc_obj_t first = NULL;
+		while ((first = hwloc_get_next_obj_inside_cpuset_by_type(topology, core->cpuset,
+		                                                          HWLOC_OBJ_PU, first)))
+			if (CPU_ISSET(first->os_index, mine))
+				break;
+		if (first) {
+			os[n] = first->os_index;
+			pu[n++] = first->logical_index;
+		}
+	}
+	return n;
+}
+
+/* The CPUs of the whole node this process could be allowed (for peers_from_env). */
+static void node_cpus(hwloc_topology_t topology, cpu_set_t *all)
+{
+	CPU_ZERO(all);
+	unsigned os;
+	hwloc_bitmap_foreach_begin(os, hwloc_topology_get_allowed_cpuset(topology))
+		if (os < CPU_SETSIZE)
+			CPU_SET(os, all);
+	hwloc_bitmap_foreach_end();
+}
+
+/* StarPU binds its CPU workers, then its CUDA workers' threads, then StarPU-MPI's thread, to
+ * the successive entries of workers_bindid; past the last entry of a list it starts again
+ * from the first. A list of this process's cores, repeated, keeps them all on it. Returns
+ * the number of cores this process has (its share, or all of its binding where there is
+ * nothing to share), or 0 where the user placed the threads or the cores are unknown. */
+static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
+{
+	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
+	if (env_set("STARPU_WORKERS_CPUID") || env_set("STARPU_WORKERS_COREID") ||
+	    (getbind && atoi(getbind) == 0))
+		return 0;
+	cpu_set_t mine, all;
+	if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
+		return 0;
+	hwloc_topology_t topology;
+	if (hwloc_topology_init(&topology) != 0)
+		return 0;
+	int ncores = 0;
+	struct peers p = { 0, 1, NULL };
+	unsigned pu[CPU_SETSIZE], os[CPU_SETSIZE];
+	if (hwloc_topology_load(topology) == 0) {
+		node_cpus(topology, &all);
+		ncores = usable_cores(topology, &mine, pu, os, CPU_SETSIZE);
+	}
+	int ret = ncores == 0 ? -1 : comm != MPI_COMM_NULL ? peers_from_comm(comm, &mine, &p)
+	                                                   : peers_from_env(&mine, &all, &p);
+	hwloc_topology_destroy(topology);
+	int slice, slices = ret == 0 ? share(&p, &slice) : 0;
+	free(p.allowed);
+	if (slices == 0)
+		return ncores;
+	/* Consecutive cores each; more processes than cores share them, evenly. */
+	int first = (int)((long)slice * ncores / slices);
+	int count = (int)((long)(slice + 1) * ncores / slices) - first;
+	if (count < 1)
+		count = 1;
+	conf->use_explicit_workers_bindid = 1;
+	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
+		conf->workers_bindid[w] = pu[first + w % count];
+	/* The calling thread too, and the threads it starts later (the library's submission
+	 * thread, the driver's own): left floating over the whole node, they took the other
+	 * ranks' cores (2 ranks on 2 cores under --bind-to none, N=4096: 28 GFLOP/s against 55
+	 * bound by mpirun, on a machine loaded by other jobs). Only with a communicator: the
+	 * process is then the caller's to place, not an application's that calls a door. */
+	if (comm != MPI_COMM_NULL) {
+		cpu_set_t share;
+		CPU_ZERO(&share);
+		for (int c = first; c < first + count; c++)
+			CPU_SET(os[c], &share);
+		sched_setaffinity(0, sizeof(share), &share);
+	}
+	return count;
+}
+
+/* Ranks of the job, when StarPU-MPI will run. */
+static int job_ranks(MPI_Comm comm)
+{
+	int ranks = 1, initialized = 0;
+	if (comm != MPI_COMM_NULL)
+		MPI_Comm_size(comm, &ranks);
+	else if (MPI_Initialized(&initialized) == MPI_SUCCESS && initialized)
+		MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	return ranks;
+}
+
+/* Measured on 2 cores, N=4096 DGEMM (bench/README.md): StarPU-MPI keeps a core for its
+ * progress thread when STARPU_NCPU is unset, which halves one rank (40 GFLOP/s with 1 worker,
+ * 72 with 2) and leaves a rank on one core with no worker at all. That thread sleeps on a
+ * condition while no MPI request is pending: alone it never wakes, and on a rank's only core
+ * it costs little (2 ranks x 1 core: 71 GFLOP/s). On more cores StarPU's reservation stands. */
+int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
+{
+	int gpu = gpu_present();
+	if (!env_set("STARPU_SCHED"))
+		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
+	int cores = bind_cores(conf, comm);
+	if (env_set("STARPU_NCPU") || cores == 0)
+		return 0;
+	if (gpu) {
+		conf->ncpus = 0;
+		return 0;
+	}
+	/* STARPU_RESERVE_NCPU, when set, StarPU still takes off what we set. */
+	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 && !env_set("STARPU_RESERVE_NCPU") &&
+	              !env_set("STARPU_MPI_THREAD_CPUID") && !env_set("STARPU_MPI_THREAD_COREID");
+	conf->ncpus = cores - reserve;
+	return 0;
+}
