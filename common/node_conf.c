@@ -231,5 +231,16 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 && !env_set("STARPU_RESERVE_NCPU") &&
 	              !env_set("STARPU_MPI_THREAD_CPUID") && !env_set("STARPU_MPI_THREAD_COREID");
 	conf->ncpus = cores - reserve;
+	/* Quiet defaults (each unless the user set it). With every core a worker, StarPU-MPI
+	 * binds its thread to a worker's core and warns so in 3 lines per rank: it floats
+	 * instead. On one core StarPU also warns that the binding holds one CPU (3 more lines),
+	 * which is what this choice wants: it ignores the binding and binds nothing, and every
+	 * thread keeps the core the process was given. */
+	if (mpi && !reserve)
+		setenv("STARPU_MPI_NOBIND", "1", 0);
+	if (cores == 1) {
+		setenv("STARPU_WORKERS_GETBIND", "0", 0);
+		setenv("STARPU_WORKERS_NOBIND", "1", 0);
+	}
 	return 0;
 }

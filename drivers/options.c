@@ -352,12 +352,6 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 			return -1;
 		}
 	}
-	/* A tile larger than every dimension holds the whole matrix: the same run as a tile of
-	 * its size, reported as such. */
-	int64_t largest = opts->M > opts->N ? opts->M : opts->N;
-	largest = largest > opts->K ? largest : opts->K;
-	if (opts->tile > largest)
-		opts->tile = (int)largest;
 	if (opts->check_samples >= 0)
 		opts->check = 1;
 	if (opts->layout != SG_LAYOUT_TILE && nranks != 1) {

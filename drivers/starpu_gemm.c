@@ -122,11 +122,17 @@ static void stop_starpu(void)
 /* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs. */
 static void settle_tile(struct sg_driver_options *opts)
 {
-	if (opts->tile)
-		return;
-	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
-	MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
+	if (!opts->tile) {
+		int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
+		MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
+	}
+	/* A tile larger than every dimension of this size holds the whole matrix: the same run
+	 * as a tile of its size, reported as such. */
+	int64_t largest = opts->M > opts->N ? opts->M : opts->N;
+	largest = largest > opts->K ? largest : opts->K;
+	if (opts->tile > largest)
+		opts->tile = (int)largest;
 }
 
 struct matrices {
