@@ -6,7 +6,10 @@
 #include "distrib/desc.h"
 
 struct sg_check {
-	const struct sg_precision *p;
+	const struct sg_precision *p;        /* the product's kernel (sg_kernel) */
+	const struct sg_precision *pc;       /* C's, alpha's and beta's */
+	const struct sg_precision *pr;       /* the reference's (p->ref_letter) */
+	int math;
 	char transA, transB;                 /* normalised */
 	const void *alpha, *beta;
 	const struct starpu_gemm_desc *A, *B, *C;

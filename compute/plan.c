@@ -30,7 +30,7 @@ void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
 
 int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
-                    const struct starpu_gemm_desc *C)
+                    const struct starpu_gemm_desc *C, int math)
 {
 	char msg[256];
 	if (sg_desc_conform(transA, transB, A, B, C, &pb->transA, &pb->transB, &pb->K, msg,
@@ -38,8 +38,13 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 		fprintf(stderr, "starpu_gemm: %s\n", msg);
 		return -EINVAL;
 	}
+	pb->prec = sg_kernel(A->prec, math);
+	if (!pb->prec) {
+		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
+		        "for s)\n", math, A->prec);
+		return -EINVAL;
+	}
 	int tile = C->tile;
-	pb->prec = C->prec;
 	pb->M = C->m;
 	pb->N = C->n;
 	pb->tile = tile;
@@ -95,17 +100,21 @@ static size_t gpu_memory(int *ngpus)
 	return smallest;
 }
 
+/* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
+ * when A and B are bfloat16 or half and C float, else 1). */
+
 /* Equation (1): tiles loaded into one GPU over the whole product, and its regime. */
-static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, char *regime)
+static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
+                        char *regime)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
-	double Kt = pl->Kt, b = pl->b, c = pl->c, d = pl->d;
-	double C_loads = Mtl * Ntl / G;
+	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
+	double C_loads = Mtl * Ntl * c_weight / G;
 	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
 		return Mtl * Kt + Kt * Ntl / G + C_loads;
 	}
-	if (b * d + c * Kt / G + b * c / G <= mem_tiles) {
+	if (b * d + pl->c * Kt / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "b");
 		return pl->Y * Mtl * Kt + Kt * Ntl / G + C_loads;
 	}
@@ -114,9 +123,10 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, cha
 }
 
 /* Largest chunk depth whose tiles fit: C block + (lookahead+1) chunks of A and B. */
-static int largest_d(double mem_tiles, double b, double c_per_gpu, double window, int Kt)
+static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weight,
+                     double window, int Kt)
 {
-	double room = mem_tiles - b * c_per_gpu;
+	double room = mem_tiles - b * c_per_gpu * c_weight;
 	double per_d = window * (b + c_per_gpu);
 	if (room < per_d)
 		return 0;
@@ -165,12 +175,12 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, and
  * beside the C block in each GPU, b*c/G + (l+1)(b + c/G)d. 0 when not even d=1 fits. */
-static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G, double window,
-                       int Kt)
+static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
+                       double c_weight, double window, int Kt)
 {
-	int d = largest_d(host_tiles, 0, (double)(b + c), window, Kt);
+	int d = largest_d(host_tiles, 0, (double)(b + c), 1, window, Kt);
 	if (gpu_tiles > 0)
-		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, window, Kt));
+		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, c_weight, window, Kt));
 	return d;
 }
 
@@ -179,7 +189,7 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
                           const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts_in)
 {
 	struct sg_problem pb;
-	int ret = sg_problem_make(&pb, transA, transB, A, B, C);
+	int ret = sg_problem_make(&pb, transA, transB, A, B, C, opts_in ? opts_in->math : 0);
 	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
 }
 
@@ -217,7 +227,15 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->gpu_mem = agreed[1];
 	plan->host_mem = agreed[2];
 
-	double tile_bytes = (double)pb.tile * pb.tile * starpu_gemm_elemsize(pb.prec);
+	/* A and B tiles, and C's (twice as large for bfloat16 and half A and B). */
+	const struct sg_precision *prec = sg_precision(pb.prec);
+	double tile_bytes = (double)pb.tile * pb.tile * prec->elemsize;
+	double c_tile_bytes = (double)pb.tile * pb.tile * sg_precision_of_c(prec)->elemsize;
+	double c_weight = c_tile_bytes / tile_bytes;
+	plan->prec = pb.prec;
+	plan->ab_tile_bytes = (size_t)tile_bytes;
+	plan->c_tile_bytes = (size_t)c_tile_bytes;
+	plan->flops = starpu_gemm_tile_flops(pb.prec, pb.M, pb.N, pb.K);
 	int Mtl = sg_ceil_div(pb.Mt, pb.P), Ntl = sg_ceil_div(pb.Nt, pb.Q);
 	int G = plan->G > 0 ? plan->G : 1;
 	/* The memory the C block and the chunks must fit in: one GPU's, or for CPU workers the
@@ -229,12 +247,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
 	for (double fill = 0.75;; fill /= 2) {
-		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G : 0, Mtl, Ntl, &b, &c);
+		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl, &b,
+		             &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
 		plan->lookahead = opts.lookahead >= 0 ? opts.lookahead
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
-		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G,
+		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight,
 		                                  plan->lookahead + 1.0, pb.Kt);
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
@@ -265,8 +284,9 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) + (double)Ntl * (1.0 - 1.0 / pb.P))
 		                       * Ktd * tile_bytes;
 	if (plan->G > 0) {
-		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, plan->regime) * G * tile_bytes;
-		plan->gpu_to_host_bytes = (double)Mtl * Ntl * tile_bytes;
+		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, c_weight, plan->regime) * G *
+		                          tile_bytes;
+		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_tile_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
 	}
@@ -277,6 +297,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 {
 	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid, %d GPU(s) per rank\n",
 	        pl->Mt, pl->Nt, pl->Kt, pl->tile, pl->P, pl->Q, pl->G);
+	const struct sg_precision *p = sg_precision(pl->prec);
+	if (p && p->letter != p->c_letter) /* the mixed precisions: two tile sizes */
+		fprintf(out, "plan: %cgemm (%s): A and B tiles %.1f MB, C tiles %.1f MB\n",
+		        p->letter, p->name, pl->ab_tile_bytes / 1e6, pl->c_tile_bytes / 1e6);
 	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
 	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
@@ -290,4 +314,9 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		        pl->remote_tiles_per_rank);
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
+	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
+		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
+		        "host->GPU rate, %.3f GB / GPU->host rate)\n",
+		        pl->flops / (pl->P * pl->Q) / 1e12, pl->host_to_gpu_bytes / 1e9,
+		        pl->gpu_to_host_bytes / 1e9);
 }

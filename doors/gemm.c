@@ -102,18 +102,19 @@ static enum sg_pin_mode choose_mode(int ncuda, double bytes)
 	return ncuda > 0 && bytes >= SG_PIN_MIN_BYTES ? SG_PIN_STAGE : SG_PIN_NONE;
 }
 
-static int make_descriptors(struct operands *o, char prec, int tile)
+/* A and B of the precision, C of its C's ('s' for 'b' and 'h'). */
+static int make_descriptors(struct operands *o, const struct sg_precision *p, int tile)
 {
 	struct sg_stager *st = &o->stager;
-	int ret = starpu_gemm_desc_create_user(&o->A, prec, st->A.rows, st->A.cols, tile,
+	int ret = starpu_gemm_desc_create_user(&o->A, p->letter, st->A.rows, st->A.cols, tile,
 	                                       sg_stage_tile_address, &st->A, NULL,
 	                                       STARPU_GEMM_COMM_LOCAL);
 	if (!ret)
-		ret = starpu_gemm_desc_create_user(&o->B, prec, st->B.rows, st->B.cols, tile,
+		ret = starpu_gemm_desc_create_user(&o->B, p->letter, st->B.rows, st->B.cols, tile,
 		                                   sg_stage_tile_address, &st->B, NULL,
 		                                   STARPU_GEMM_COMM_LOCAL);
 	if (!ret)
-		ret = starpu_gemm_desc_create_user(&o->C, prec, st->C.rows, st->C.cols, tile,
+		ret = starpu_gemm_desc_create_user(&o->C, p->c_letter, st->C.rows, st->C.cols, tile,
 		                                   sg_stage_tile_address, &st->C, NULL,
 		                                   STARPU_GEMM_COMM_LOCAL);
 	return ret;
@@ -136,7 +137,9 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	st->threads = threads && atoi(threads) > 0 ? atoi(threads) : cores < 16 ? (int)cores : 16;
 	st->copy_c = read_c;
-	o->mode = choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize);
+	size_t c_size = sg_precision_of_c(p)->elemsize;
+	o->mode = choose_mode(ncuda, (double)(m * k + k * n) * (double)p->elemsize +
+	                             (double)(m * n) * (double)c_size);
 	int stage = o->mode == SG_PIN_STAGE;
 	/* A leading dimension above INT_MAX cannot be registered in place (StarPU's is 32 bits,
 	 * the kernels' an int): such an operand is staged in every mode. */
@@ -144,7 +147,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	                    (stage && !caller_pinned(A)) || lda > INT_MAX);
 	sg_stage_array_init(&st->B, (char *)B, b_rows, b_cols, ldb, p->elemsize, tile,
 	                    (stage && !caller_pinned(B)) || ldb > INT_MAX);
-	sg_stage_array_init(&st->C, C, m, n, ldc, p->elemsize, tile,
+	sg_stage_array_init(&st->C, C, m, n, ldc, c_size, tile,
 	                    (stage && !caller_pinned(C)) || ldc > INT_MAX);
 	int ret = sg_stage_take(st);
 	if (ret == -ENOSPC) {
@@ -161,7 +164,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 		}
 	}
 	if (!ret)
-		ret = make_descriptors(o, p->letter, tile);
+		ret = make_descriptors(o, p, tile);
 	st->C_desc = o->C;
 	if (!ret && o->mode == SG_PIN_ALL) {
 		if (!st->A.staged)
@@ -169,7 +172,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 		if (!st->B.staged)
 			sg_pin_set_add(&o->pins, B, b_rows, b_cols, ldb, p->elemsize);
 		if (!st->C.staged)
-			sg_pin_set_add(&o->pins, C, m, n, ldc, p->elemsize);
+			sg_pin_set_add(&o->pins, C, m, n, ldc, c_size);
 		sg_pin_set_pin(&o->pins);
 	}
 	if (ret)
@@ -203,7 +206,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	int tile = tile_size(&opts, m, n, k, ncuda);
 	struct operands o;
 	int ret = make_operands(&o, p, ta, tb, m, n, k, A, lda, B, ldb, C, ldc, tile, ncuda,
-	                        sg_load(p, beta, 0) != 0);
+	                        sg_load(sg_precision_of_c(p), beta, 0) != 0);
 	if (ret)
 		return ret;
 	double t1 = sg_now();
@@ -265,21 +268,26 @@ int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t 
 			fprintf(stderr, "starpu_gemm_gemm: parameter %d has an illegal value\n", bad);
 		return -EINVAL;
 	}
-	const struct sg_precision *p = sg_precision(prec);
+	const struct sg_precision *p = sg_precision(prec), *pc = sg_precision_of_c(p);
+	if (p->stored != p->letter) {
+		fprintf(stderr, "starpu_gemm_gemm: '%c' is a tile codelet's letter; multiply 's' "
+		        "arrays with opts->math = STARPU_GEMM_MATH_TF32 instead\n", prec);
+		return -EINVAL;
+	}
 	if (!alpha || !beta) {
 		fprintf(stderr, "starpu_gemm_gemm: NULL alpha or beta\n");
 		return -EINVAL;
 	}
 	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
 	/* BLAS's quick returns: nothing to do, or no product term. */
-	if (m == 0 || n == 0 || ((k == 0 || sg_load(p, alpha, 0) == 0) && sg_load(p, beta, 0) == 1))
+	if (m == 0 || n == 0 || ((k == 0 || sg_load(pc, alpha, 0) == 0) && sg_load(pc, beta, 0) == 1))
 		return 0;
-	if (!C || (k > 0 && sg_load(p, alpha, 0) != 0 && (!A || !B))) {
+	if (!C || (k > 0 && sg_load(pc, alpha, 0) != 0 && (!A || !B))) {
 		fprintf(stderr, "starpu_gemm_gemm: NULL matrix\n");
 		return -EINVAL;
 	}
-	if (k == 0 || sg_load(p, alpha, 0) == 0) {
-		scale_c(p, m, n, beta, C, ldc);
+	if (k == 0 || sg_load(pc, alpha, 0) == 0) {
+		scale_c(pc, m, n, beta, C, ldc);
 		return 0;
 	}
 	pthread_mutex_lock(&door_lock);

@@ -14,7 +14,7 @@
 #define SG_REPORT_CSV_HEADER                                                              \
 	"iter,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
 	"throttled,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"          \
-	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s"
+	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s,math"
 
 /* The run's setting, gathered once after StarPU starts. */
 struct sg_report {
