@@ -18,6 +18,7 @@ struct sg_check {
 	/* Results on this rank: */
 	double diff2;                        /* ||C - Cref||_F^2 over this rank's C (estimated
 	                                      * from the samples in sampled mode) */
+	double ref2;                         /* ||Cref||_F^2 + ||beta C0||_F^2, same entries */
 	int64_t first_nonfinite;             /* col*M + row of the first NaN/Inf, INT64_MAX if none */
 };
 

@@ -61,7 +61,7 @@ static void regenerate(const struct sg_check *ck, const struct sg_precision *sto
 /* ref = alpha op(A)(rows of tile i, :) op(B)(:, columns of tile j) + beta C0(tile i,j), the
  * k loop cut in panels. The stored blocks of A and B are regenerated and handed to CBLAS
  * with their trans letters, so transposition and conjugation stay CBLAS's job. */
-static int reference_tile(const struct sg_check *ck, struct panels *w, int i, int j, int rows,
+static int reference_tile(struct sg_check *ck, struct panels *w, int i, int j, int rows,
                           int cols)
 {
 	const struct sg_precision *pr = ck->pr, *pab = ck->A->p;
@@ -71,6 +71,8 @@ static int reference_tile(const struct sg_check *ck, struct panels *w, int i, in
 	sg_store(pr, alpha, 0, sg_load(ck->pc, ck->alpha, 0));
 	sg_store(pr, beta, 0, sg_load(ck->pc, ck->beta, 0));
 	regenerate(ck, ck->pc, ck->seedC0, row0, col0, rows, cols, w->ref);
+	for (int64_t e = 0; e < (int64_t)rows * cols; e++)
+		ck->ref2 += pow(cabs(beta[0] * sg_load(pr, w->ref, e)), 2);
 	for (int64_t k0 = 0; k0 < ck->K; k0 += w->kc) {
 		int kb = (int)min64(w->kc, ck->K - k0);
 		int lda = ck->transA == 'N' ? rows : kb, ldb = ck->transB == 'N' ? kb : cols;
@@ -117,9 +119,10 @@ int sg_check_full(struct sg_check *ck)
 		const void *tile = C->tiles[t];
 		scan_nonfinite(ck, i, j, rows, cols, tile, C->lds[t]);
 		for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
-			double complex d = sg_load(ck->pc, tile, sg_desc_tile_elem(C, t, e, rows)) -
-			                   sg_load(ck->pr, w.ref, e);
+			double complex r = sg_load(ck->pr, w.ref, e);
+			double complex d = sg_load(ck->pc, tile, sg_desc_tile_elem(C, t, e, rows)) - r;
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			ck->ref2 += creal(r) * creal(r) + cimag(r) * cimag(r);
 		}
 		starpu_data_release(C->handles[t]);
 	}
@@ -132,7 +135,7 @@ int sg_check_full(struct sg_check *ck)
 /* alpha sum_k op(A)(row,k) op(B)(k,col) + beta C0(row,col), in double complex whatever the
  * precision: regenerating a row of op(A) and a column of op(B) costs O(K). */
 static double complex reference_entry(const struct sg_check *ck, int64_t row, int64_t col,
-                                      void *abuf, void *bbuf)
+                                      void *abuf, void *bbuf, double complex *beta_c0)
 {
 	const struct sg_precision *p = ck->A->p, *pc = ck->pc;
 	double complex sum = 0;
@@ -154,8 +157,8 @@ static double complex reference_entry(const struct sg_check *ck, int64_t row, in
 	}
 	double complex c0_storage[1];
 	starpu_gemm_random_element(pc->letter, ck->seedC0, row, col, c0_storage);
-	return sg_load(pc, ck->alpha, 0) * sum + sg_load(pc, ck->beta, 0) *
-	       sg_load(pc, c0_storage, 0);
+	*beta_c0 = sg_load(pc, ck->beta, 0) * sg_load(pc, c0_storage, 0);
+	return sg_load(pc, ck->alpha, 0) * sum + *beta_c0;
 }
 
 static int cmp_int64(const void *x, const void *y)
@@ -204,9 +207,10 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 			int64_t e = pos[s] - start;
 			int64_t row = (int64_t)i * C->tile + e % rows;
 			int64_t col = (int64_t)j * C->tile + e / rows;
-			double complex d = sg_load(ck->pc, C->tiles[t], sg_desc_tile_elem(C, t, e, rows)) -
-			                   reference_entry(ck, row, col, abuf, bbuf);
+			double complex beta_c0, r = reference_entry(ck, row, col, abuf, bbuf, &beta_c0);
+			double complex d = sg_load(ck->pc, C->tiles[t], sg_desc_tile_elem(C, t, e, rows)) - r;
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			ck->ref2 += pow(cabs(r), 2) + pow(cabs(beta_c0), 2);
 		}
 		starpu_data_release(C->handles[t]);
 		start += (int64_t)rows * cols;
@@ -214,6 +218,7 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 	/* An unbiased estimate of the squared error over all this rank's entries, so sampled and
 	 * full residuals compare with the same bound. */
 	ck->diff2 *= (double)local_entries / (double)samples;
+	ck->ref2 *= (double)local_entries / (double)samples;
 	free(pos);
 	free(abuf);
 	free(bbuf);

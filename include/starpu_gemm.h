@@ -350,7 +350,9 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
  * the same inputs as stored (bfloat16 and half ones exactly, in double), so what is left is
  * the product's own rounding: the residual's K eps becomes K eps + 2 input_eps, where eps is
  * C's unit roundoff (2^-24 for 'b', 'h' and TF32: float accumulation) and input_eps the
- * kernel's rounding of A and B (2^-10 for TF32, 0 otherwise). */
+ * kernel's rounding of A and B (2^-10 for TF32, 0 otherwise); and as the reference is in
+ * double, C's own rounding to float shows: the denominator gains
+ * 2 eps sqrt(||Cref||_F^2 + ||beta C0||_F^2). */
 int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha,
                            const struct starpu_gemm_desc *A, uint64_t seedA,
                            const struct starpu_gemm_desc *B, uint64_t seedB,
