@@ -48,19 +48,9 @@ report() {
     "DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt" "n" "TFLOP/s"
 }
 
-if [ "${1:-}" = --report ]; then
-  [ -f "${2:-}" ] || { echo "bench/arrays.sh: --report needs a CSV" >&2; exit 2; }
-  bench_log=/dev/null report "$2"; exit 0
-fi
-case ${1:-} in -h|--help) bench_help "$0"; exit 0 ;; "") ;;
-  *) echo "bench/arrays.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;; esac
+bench_cli "$0" "$@"
 
-build=$(bench_abs "${BUILD:-build}")
-results=$(bench_abs "${RESULTS:-bench/results}")
-mkdir -p "$results"
-stamp=$(date +%Y%m%d-%H%M%S)
-csv=$results/arrays-$stamp.csv bench_log=$results/arrays-$stamp.log
-echo "case,n,tflops,time_s,pin_s,status" > "$csv"
+bench_start arrays "case,n,tflops,time_s,pin_s,status"
 niter=${NITER:-2} warmup=${WARMUP:-1} limit=${STEP_TIMEOUT:-300} lib=${LIB:-$build/.libs}
 fwd=(-x LD_LIBRARY_PATH -x STARPU_SILENT)
 for v in STARPU_GEMM_VERBOSE STARPU_GEMM_PIN STARPU_GEMM_PIN_THREADS STARPU_SCHED STARPU_HOME; do

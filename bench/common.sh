@@ -13,6 +13,30 @@ MPIRUN=${MPIRUN:-mpirun}
 # a comment.
 bench_help() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$1"; }
 
+# The command line of a benchmark script with a reporter (a function named report): --report
+# CSV runs it on the CSV and exits, --help prints the header and exits, nothing goes on.
+bench_cli() {
+  local script=$1; shift
+  if [ "${1:-}" = --report ]; then
+    [ -f "${2:-}" ] || { echo "$script: --report needs a CSV" >&2; exit 2; }
+    bench_log=/dev/null report "$2"; exit 0
+  fi
+  case ${1:-} in -h|--help) bench_help "$script"; exit 0 ;; "") ;;
+    *) echo "$script: unknown argument '$1' (try --help)" >&2; exit 2 ;; esac
+}
+
+# A run's files: sets build (BUILD [build]), results (RESULTS [bench/results], created), csv
+# and bench_log (RESULTS/NAME-<date>-<time>.csv and .log), and writes HEADER into the CSV.
+bench_start() {
+  build=$(bench_abs "${BUILD:-build}")
+  results=$(bench_abs "${RESULTS:-bench/results}")
+  mkdir -p "$results"
+  local stamp
+  stamp=$(date +%Y%m%d-%H%M%S)
+  csv=$results/$1-$stamp.csv bench_log=$results/$1-$stamp.log
+  echo "$2" > "$csv"
+}
+
 # A path given relative to the repository root (BUILD=build, the default) made absolute.
 bench_abs() {
   case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$bench_top/$1" ;; esac

@@ -70,19 +70,9 @@ report() {
       } }' "$1" | tee "${1%.csv}-table.txt"
 }
 
-if [ "${1:-}" = --report ]; then
-  [ -f "${2:-}" ] || { echo "bench/tensor.sh: --report needs a CSV" >&2; exit 2; }
-  report "$2"; exit 0
-fi
-case ${1:-} in -h|--help) bench_help "$0"; exit 0 ;; "") ;;
-  *) echo "bench/tensor.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;; esac
+bench_cli "$0" "$@"
 
-build=$(bench_abs "${BUILD:-build}")
-results=$(bench_abs "${RESULTS:-bench/results}")
-mkdir -p "$results"
-stamp=$(date +%Y%m%d-%H%M%S)
-csv=$results/tensor-$stamp.csv bench_log=$results/tensor-$stamp.log
-echo "kind,name,prec,n,tflops,time_s,pred_h2d_bytes,pred_d2h_bytes,h2d_gbs,d2h_gbs,status" > "$csv"
+bench_start tensor "kind,name,prec,n,tflops,time_s,pred_h2d_bytes,pred_d2h_bytes,h2d_gbs,d2h_gbs,status"
 niter=${NITER:-2} warmup=${WARMUP:-1} limit=${STEP_TIMEOUT:-150}
 peak=$build/bench/cublas_peak
 out=$(mktemp)
