@@ -83,7 +83,8 @@ void starpu_gemm_check_describe(FILE *out, char prec, int math)
 		return;
 	const struct sg_precision *pr = sg_precision(p->ref_letter);
 	int wider = pr != sg_precision_of_c(p);
-	fprintf(out, "check: reference in %s from the inputs as stored%s; passes when ||C - Cref||_F "
+	/* Not "check: ", which starts the verdict of each run. */
+	fprintf(out, "check reference: %s, from the inputs as stored%s; passes when ||C - Cref||_F "
 	        "<= %g ((K 2^%d%s) ||A||_F ||B||_F%s) (%s accumulation and C%s)\n", pr->name,
 	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps),
 	        p->input_eps > 0 ? " + 2 2^-10" : "", wider ? " + 2^-23 ||(Cref, beta C0)||_F" : "",
