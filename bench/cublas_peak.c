@@ -1,7 +1,14 @@
-/* Peer: the single-GPU ceiling. cuBLAS DGEMM C = A*B + C on n x n random matrices already in
+/* Peer: the single-GPU ceiling. cuBLAS GEMM C = A*B + C on n x n random matrices already in
  * GPU memory, each run timed with CUDA events; one row of the results' CSV per timed run
  * (bench/bench_util.h), system cublas_peak, with the GPU's name (the reporter takes the
- * fastest run, what the seed paper calls the practical peak). */
+ * fastest run, what the seed paper calls the practical peak). --prec d (cublasDgemm, the
+ * default), s (cublasSgemm), or the tensor-core modes through cublasGemmEx as the library's
+ * codelets call it: b (bfloat16 A, B, float C, COMPUTE_32F), h (half A, B), t (float in
+ * TF32, COMPUTE_32F_FAST_TF32).
+ * --link MiB instead measures the pinned host<->GPU copy rates (what a GEMM from host memory
+ * is bound by): rows of systems h2d and d2h, memory pinned, the best of --niter copies. */
+#include <string.h>
+#include "common/half.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +18,10 @@
 
 static void usage(FILE *out, const char *program)
 {
-	fprintf(out, "usage: %s [-n N] [--device D] [--niter I] [--warmup W]\n"
-	        "  -n, --n N      matrix order (default 16384); needs 24 n^2 bytes of GPU memory\n"
+	fprintf(out, "usage: %s [-n N] [--prec d|s|b|h|t] [--link MiB] [--device D] [--niter I] [--warmup W]\n"
+	        "  -n, --n N      matrix order (default 16384); needs 3 n^2 elements of GPU memory\n"
+	        "  --prec P       d, s, b (bfloat16 -> float), h (half -> float), t (TF32) (default d)\n"
+	        "  --link MiB     measure pinned host->GPU and GPU->host copies of MiB instead\n"
 	        "  --device D     CUDA device (default 0)\n"
 	        "  --niter I      timed runs, the median is reported (default 5)\n"
 	        "  --warmup W     untimed runs first (default 1)\n", program);
@@ -20,57 +29,149 @@ static void usage(FILE *out, const char *program)
 
 /* Fill a device matrix from one random host chunk copied over and over, at a shift that is
  * not a multiple of the column length: generating n^2 values on the host would take longer
- * than the benchmark, and DGEMM's speed does not depend on the values. */
-static void fill_device(double *dst, size_t count, const double *chunk, size_t chunk_len,
-                        size_t shift)
+ * than the benchmark, and GEMM's speed does not depend on the values (but its power draw,
+ * hence its clock, may: the chunk holds real values of the type, never random bits). */
+static void fill_device(char *dst, size_t count, size_t elemsize, const char *chunk,
+                        size_t chunk_len, size_t shift)
 {
 	for (size_t done = 0; done < count;) {
 		size_t offset = (done + shift) % chunk_len;
 		size_t len = chunk_len - offset;
 		if (len > count - done)
 			len = count - done;
-		BENCH_CUDA_CHECK(cudaMemcpy(dst + done, chunk + offset, len * sizeof(double),
-		                            cudaMemcpyHostToDevice));
+		BENCH_CUDA_CHECK(cudaMemcpy(dst + done * elemsize, chunk + offset * elemsize,
+		                            len * elemsize, cudaMemcpyHostToDevice));
 		done += len;
 	}
+}
+
+/* One precision's types, as the library's codelets use them. */
+struct mode {
+	char letter;
+	size_t ab_size, c_size;
+	cudaDataType ab_type, c_type;
+	cublasComputeType_t compute;
+};
+static const struct mode modes[] = {
+	{ 'd', sizeof(double), sizeof(double), CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F },
+	{ 's', sizeof(float), sizeof(float), CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F },
+	{ 'b', 2, sizeof(float), CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F },
+	{ 'h', 2, sizeof(float), CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F },
+	{ 't', sizeof(float), sizeof(float), CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32 },
+};
+
+/* The random doubles of chunk (in [0, 1)) as elements of the mode's A/B (ab = 1) or C type,
+ * centred on 0, in place (doubles stay as they are). */
+static void convert_chunk(const struct mode *m, int ab, double *chunk, size_t len)
+{
+	size_t size = ab ? m->ab_size : m->c_size;
+	for (size_t e = 0; e < len; e++) {
+		float v = (float)(chunk[e] - 0.5);
+		if (size == sizeof(double))
+			continue; /* as DGEMM's ceiling was always measured */
+		if (size == sizeof(float))
+			memcpy((char *)chunk + e * size, &v, size);
+		else {
+			uint16_t bits = m->letter == 'b' ? sg_float_to_bf16(v) : sg_float_to_half(v);
+			memcpy((char *)chunk + e * size, &bits, size);
+		}
+	}
+}
+
+/* Best and median of niter pinned copies of mib MiB each way. */
+static void link_rates(long long mib, int niter, int device)
+{
+	size_t bytes = (size_t)mib << 20;
+	char *host, *dev;
+	BENCH_CUDA_CHECK(cudaMallocHost((void **)&host, bytes));
+	BENCH_CUDA_CHECK(cudaMalloc((void **)&dev, bytes));
+	memset(host, 1, bytes);
+	double best[2] = { 0, 0 };
+	for (int it = 0; it < niter + 1; it++)
+		for (int way = 0; way < 2; way++) {
+			double t0 = bench_now();
+			BENCH_CUDA_CHECK(cudaMemcpy(way ? host : dev, way ? dev : host, bytes,
+			                            way ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+			double gbs = (double)bytes / (bench_now() - t0) / 1e9;
+			if (it > 0 && gbs > best[way]) /* the first pass warms up */
+				best[way] = gbs;
+		}
+	for (int way = 0; way < 2; way++) {
+		char fields[160];
+		snprintf(fields, sizeof(fields), "system=%s M=%lld memory=pinned gbs=%.2f ncuda=1",
+		         way ? "d2h" : "h2d", mib, best[way]);
+		bench_print_row(fields);
+	}
+	(void)device;
+	BENCH_CUDA_CHECK(cudaFreeHost(host));
+	BENCH_CUDA_CHECK(cudaFree(dev));
 }
 
 int main(int argc, char **argv)
 {
 	struct bench_run run = { .n = 16384, .niter = 5, .warmup = 1 };
 	int device = 0;
-	enum { OPT_DEVICE = 256 };
+	long long link_mib = 0;
+	const struct mode *mode = &modes[0];
+	enum { OPT_DEVICE = 256, OPT_PREC, OPT_LINK };
 	static const struct option longopts[] = {
 		BENCH_RUN_LONGOPTS, { "device", required_argument, NULL, OPT_DEVICE },
-		{ NULL, 0, NULL, 0 }
+		{ "prec", required_argument, NULL, OPT_PREC },
+		{ "link", required_argument, NULL, OPT_LINK }, { NULL, 0, NULL, 0 }
 	};
-	while (bench_getopt(argc, argv, longopts, &run, usage) == OPT_DEVICE)
-		device = (int)bench_int_option(argv[0], "--device", optarg, 0, 1023);
+	int opt;
+	while ((opt = bench_getopt(argc, argv, longopts, &run, usage)) != -1) {
+		if (opt == OPT_DEVICE)
+			device = (int)bench_int_option(argv[0], "--device", optarg, 0, 1023);
+		else if (opt == OPT_LINK)
+			link_mib = bench_int_option(argv[0], "--link", optarg, 1, 1 << 20);
+		else if (opt == OPT_PREC) {
+			mode = NULL;
+			for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+				if (strlen(optarg) == 1 && optarg[0] == modes[m].letter)
+					mode = &modes[m];
+			if (!mode) {
+				fprintf(stderr, "%s: --prec: unknown '%s' (expected d, s, b, h or t)\n",
+				        argv[0], optarg);
+				return 2;
+			}
+		}
+	}
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
 
 	bench_cuda_need_devices(argv[0], "--device", device, device + 1);
 	BENCH_CUDA_CHECK(cudaSetDevice(device));
+	if (link_mib) {
+		link_rates(link_mib, niter, device);
+		return 0;
+	}
 	size_t count = (size_t)n * (size_t)n, free_bytes = 0, total_bytes = 0;
+	size_t need = count * (2 * mode->ab_size + mode->c_size);
 	BENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-	if (3 * count * sizeof(double) > free_bytes) {
+	if (need > free_bytes) {
 		fprintf(stderr, "%s: n=%lld needs %.1f GB of GPU memory, device %d has %.1f GB free\n",
-		        argv[0], n, 3.0 * (double)count * sizeof(double) / 1e9, device,
-		        (double)free_bytes / 1e9);
+		        argv[0], n, (double)need / 1e9, device, (double)free_bytes / 1e9);
 		return 1;
 	}
 
-	double *A = NULL, *B = NULL, *C = NULL, *chunk = NULL;
+	char *A = NULL, *B = NULL, *C = NULL;
+	double *chunk = NULL, *c_chunk = NULL;
 	size_t chunk_len = ((size_t)1 << 24) - 3; /* 128 MB, odd so rows do not line up */
-	BENCH_CUDA_CHECK(cudaMalloc((void **)&A, count * sizeof(double)));
-	BENCH_CUDA_CHECK(cudaMalloc((void **)&B, count * sizeof(double)));
-	BENCH_CUDA_CHECK(cudaMalloc((void **)&C, count * sizeof(double)));
+	BENCH_CUDA_CHECK(cudaMalloc((void **)&A, count * mode->ab_size));
+	BENCH_CUDA_CHECK(cudaMalloc((void **)&B, count * mode->ab_size));
+	BENCH_CUDA_CHECK(cudaMalloc((void **)&C, count * mode->c_size));
 	BENCH_CUDA_CHECK(cudaMallocHost((void **)&chunk, chunk_len * sizeof(double)));
+	BENCH_CUDA_CHECK(cudaMallocHost((void **)&c_chunk, chunk_len * sizeof(double)));
 	bench_fill_random(chunk, chunk_len, 42);
-	fill_device(A, count, chunk, chunk_len, 0);
-	fill_device(B, count, chunk, chunk_len, chunk_len / 3);
-	fill_device(C, count, chunk, chunk_len, 2 * (chunk_len / 3));
+	memcpy(c_chunk, chunk, chunk_len * sizeof(double));
+	convert_chunk(mode, 1, chunk, chunk_len);
+	convert_chunk(mode, 0, c_chunk, chunk_len);
+	fill_device(A, count, mode->ab_size, (char *)chunk, chunk_len, 0);
+	fill_device(B, count, mode->ab_size, (char *)chunk, chunk_len, chunk_len / 3);
+	fill_device(C, count, mode->c_size, (char *)c_chunk, chunk_len, 2 * (chunk_len / 3));
 	BENCH_CUDA_CHECK(cudaFreeHost(chunk));
+	BENCH_CUDA_CHECK(cudaFreeHost(c_chunk));
 
 	cublasHandle_t handle;
 	BENCH_CUBLAS_CHECK(cublasCreate(&handle));
@@ -83,11 +184,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const double alpha = 1.0, beta = 1.0;
+	const float alpha_f = 1.0f, beta_f = 1.0f;
 	const int dim = (int)n;
 	for (int it = 0; it < warmup + niter; it++) {
 		BENCH_CUDA_CHECK(cudaEventRecord(start, 0));
-		BENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &alpha,
-		                               A, dim, B, dim, &beta, C, dim));
+		if (mode->letter == 'd')
+			BENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
+			                               &alpha, (double *)A, dim, (double *)B, dim, &beta,
+			                               (double *)C, dim));
+		else if (mode->letter == 's')
+			BENCH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
+			                               &alpha_f, (float *)A, dim, (float *)B, dim, &beta_f,
+			                               (float *)C, dim));
+		else
+			BENCH_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
+			                                &alpha_f, A, mode->ab_type, dim, B, mode->ab_type,
+			                                dim, &beta_f, C, mode->c_type, dim, mode->compute,
+			                                CUBLAS_GEMM_DEFAULT));
 		BENCH_CUDA_CHECK(cudaEventRecord(stop, 0));
 		BENCH_CUDA_CHECK(cudaEventSynchronize(stop));
 		float ms = 0;
@@ -98,7 +211,7 @@ int main(int argc, char **argv)
 
 	char name[256], extra[300];
 	bench_cuda_device_name(device, name, sizeof(name));
-	snprintf(extra, sizeof(extra), "ncuda=1 ranks=1 gpu=%s", name);
+	snprintf(extra, sizeof(extra), "ncuda=1 ranks=1 gpu=%s prec=%c", name, mode->letter);
 	bench_print_rows("cublas_peak", n, bench_dgemm_flops(n), times, niter, extra);
 
 	free(times);

@@ -1,6 +1,8 @@
 /* starpu_gemm_check: is C = alpha op(A) op(B) + beta C0, with A, B, C0 regenerated from their
- * seeds? residual = ||C - Cref||_F / (||A||_F ||B||_F K eps), the usual normwise backward
- * error scaled so that a correct product stays O(1); NaN/Inf anywhere makes it +Inf. */
+ * seeds? residual = ||C - Cref||_F / (||A||_F ||B||_F (K eps + 2 input_eps)), the usual
+ * normwise backward error scaled so that a correct product stays O(1); NaN/Inf anywhere makes
+ * it +Inf. eps is the unit roundoff of C and the accumulation; input_eps what the kernel's
+ * own rounding of A and B costs (TF32), each product a*b then off by at most 2 input_eps. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,9 +20,13 @@ static const char *invalid(struct sg_check *ck, char transA, char transB, int64_
 		return "NULL argument";
 	if (samples < 0)
 		return "negative number of samples";
-	ck->p = C->p;
 	if (sg_desc_conform(transA, transB, A, B, C, &ck->transA, &ck->transB, &ck->K, msg, len))
 		return msg;
+	ck->p = sg_precision(sg_kernel(A->prec, ck->math));
+	if (!ck->p)
+		return "the math mode does not apply to the precision (TF32 is for s)";
+	ck->pc = sg_precision_of_c(ck->p);
+	ck->pr = sg_precision(ck->p->ref_letter);
 	return NULL;
 }
 
@@ -70,11 +76,38 @@ static int estimated_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed
 	return 0;
 }
 
+void starpu_gemm_check_describe(FILE *out, char prec, int math)
+{
+	const struct sg_precision *p = sg_precision(sg_kernel(prec, math));
+	if (!p)
+		return;
+	const struct sg_precision *pr = sg_precision(p->ref_letter);
+	int wider = pr != sg_precision_of_c(p);
+	/* Not "check: ", which starts the verdict of each run. */
+	fprintf(out, "check reference: %s, from the inputs as stored%s; passes when ||C - Cref||_F "
+	        "<= %g ((K 2^%d%s) ||A||_F ||B||_F%s) (%s accumulation and C%s)\n", pr->name,
+	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps),
+	        p->input_eps > 0 ? " + 2 2^-10" : "", wider ? " + 2^-23 ||(Cref, beta C0)||_F" : "",
+	        sg_precision_of_c(p)->name,
+	        p->input_eps > 0 ? "; TF32 rounds A and B to 10 mantissa bits" : "");
+}
+
 int starpu_gemm_check(char transA, char transB, const void *alpha,
                       const struct starpu_gemm_desc *A, uint64_t seedA,
                       const struct starpu_gemm_desc *B, uint64_t seedB,
                       const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
                       int64_t samples, double *residual, int64_t *bad_row, int64_t *bad_col)
+{
+	return starpu_gemm_check_math(STARPU_GEMM_MATH_DEFAULT, transA, transB, alpha, A, seedA, B,
+	                              seedB, beta, C, seedC0, samples, residual, bad_row, bad_col);
+}
+
+int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha,
+                           const struct starpu_gemm_desc *A, uint64_t seedA,
+                           const struct starpu_gemm_desc *B, uint64_t seedB,
+                           const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
+                           int64_t samples, double *residual, int64_t *bad_row,
+                           int64_t *bad_col)
 {
 	if (bad_row)
 		*bad_row = -1;
@@ -82,7 +115,7 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
 		*bad_col = -1;
 	struct sg_check ck = { .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
 	                       .seedA = seedA, .seedB = seedB, .seedC0 = seedC0,
-	                       .first_nonfinite = INT64_MAX };
+	                       .first_nonfinite = INT64_MAX, .math = math };
 	char msg[160];
 	const char *why = invalid(&ck, transA, transB, samples, residual, msg, sizeof(msg));
 	if (why) {
@@ -116,7 +149,12 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
 		return 0;
 	}
 
-	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) * (double)ck.K * ck.p->eps;
+	/* A reference wider than C (the mixed precisions') also sees the roundings of the final
+	 * alpha s + beta c0 to float, at most about 2 eps (|Cref| + |beta c0|) an entry, which
+	 * K eps ||A|| ||B|| does not cover when beta C0 outweighs the product. */
+	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) *
+	                     ((double)ck.K * ck.p->eps + 2 * ck.p->input_eps) +
+	                     (ck.pr != ck.pc ? 2 * ck.pc->eps * sqrt(ck.ref2) : 0);
 	double local = denominator > 0 ? sqrt(ck.diff2) / denominator
 	                               : (ck.diff2 > 0 ? INFINITY : 0);
 	/* A NaN here (a NaN in the reference, or in the norms) must fail, and MPI_MAX may drop

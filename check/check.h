@@ -6,7 +6,10 @@
 #include "distrib/desc.h"
 
 struct sg_check {
-	const struct sg_precision *p;
+	const struct sg_precision *p;        /* the product's kernel (sg_kernel) */
+	const struct sg_precision *pc;       /* C's, alpha's and beta's */
+	const struct sg_precision *pr;       /* the reference's (p->ref_letter) */
+	int math;
 	char transA, transB;                 /* normalised */
 	const void *alpha, *beta;
 	const struct starpu_gemm_desc *A, *B, *C;
@@ -15,6 +18,7 @@ struct sg_check {
 	/* Results on this rank: */
 	double diff2;                        /* ||C - Cref||_F^2 over this rank's C (estimated
 	                                      * from the samples in sampled mode) */
+	double ref2;                         /* ||Cref||_F^2 + ||beta C0||_F^2, same entries */
 	int64_t first_nonfinite;             /* col*M + row of the first NaN/Inf, INT64_MAX if none */
 };
 

@@ -1,6 +1,8 @@
 /* One rank's half of starpu_gemm_check: its own C tiles against a reference regenerated from
  * the seeds. Full mode builds each C tile's reference with CBLAS from panels of op(A) and
- * op(B) cut in k, so memory stays a few tiles whatever K; sampled mode costs O(samples K). */
+ * op(B) cut in k, so memory stays a few tiles whatever K; sampled mode costs O(samples K).
+ * The reference is in ck->pr: the precision itself for s/d/c/z, double for the mixed ones,
+ * from the same inputs as stored (bfloat16 and half are exact in double). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@ static void scan_nonfinite(struct sg_check *ck, int i, int j, int rows, int cols
 {
 	for (int c = 0; c < cols; c++) {
 		for (int r = 0; r < rows; r++) {
-			double complex v = sg_load(ck->p, tile, r + (int64_t)c * ld);
+			double complex v = sg_load(ck->pc, tile, r + (int64_t)c * ld);
 			if (isfinite(creal(v)) && isfinite(cimag(v)))
 				continue;
 			int64_t row = (int64_t)i * ck->C->tile + r, col = (int64_t)j * ck->C->tile + c;
@@ -33,33 +35,59 @@ static void scan_nonfinite(struct sg_check *ck, int i, int j, int rows, int cols
 }
 
 struct panels {
-	void *ref, *a, *b;   /* C tile reference, panel of A, panel of B */
+	void *ref, *a, *b;   /* C tile reference, panel of A, panel of B (in ck->pr) */
 	int64_t kc;          /* k extent of one panel */
 };
+
+/* count elements regenerated in from's storage at the start of buf, rewritten in place as
+ * to's (as wide or wider): from the last, so none is overwritten before it is read. */
+static void widen_in_place(const struct sg_precision *from, const struct sg_precision *to,
+                           void *buf, int64_t count)
+{
+	if (from->format == to->format)
+		return;
+	for (int64_t e = count - 1; e >= 0; e--)
+		sg_store(to, buf, e, sg_load(from, buf, e));
+}
+
+/* The rows x cols block of X at (row0, col0) as the reference's elements, ld = rows. */
+static void regenerate(const struct sg_check *ck, const struct sg_precision *stored,
+                       uint64_t seed, int64_t row0, int64_t col0, int rows, int cols, void *buf)
+{
+	sg_random_block(stored, seed, row0, col0, rows, cols, buf, rows);
+	widen_in_place(stored, ck->pr, buf, (int64_t)rows * cols);
+}
 
 /* ref = alpha op(A)(rows of tile i, :) op(B)(:, columns of tile j) + beta C0(tile i,j), the
  * k loop cut in panels. The stored blocks of A and B are regenerated and handed to CBLAS
  * with their trans letters, so transposition and conjugation stay CBLAS's job. */
-static int reference_tile(const struct sg_check *ck, struct panels *w, int i, int j, int rows,
+static int reference_tile(struct sg_check *ck, struct panels *w, int i, int j, int rows,
                           int cols)
 {
-	const struct sg_precision *p = ck->p;
+	const struct sg_precision *pr = ck->pr, *pab = ck->A->p;
 	int64_t row0 = (int64_t)i * ck->C->tile, col0 = (int64_t)j * ck->C->tile;
-	sg_random_block(p, ck->seedC0, row0, col0, rows, cols, w->ref, rows);
+	/* alpha and beta of C's type, as the reference's. */
+	double complex alpha[1], beta[1];
+	sg_store(pr, alpha, 0, sg_load(ck->pc, ck->alpha, 0));
+	sg_store(pr, beta, 0, sg_load(ck->pc, ck->beta, 0));
+	regenerate(ck, ck->pc, ck->seedC0, row0, col0, rows, cols, w->ref);
+	double complex b = sg_load(pr, beta, 0); /* only the stored part of beta is set */
+	for (int64_t e = 0; ck->pr != ck->pc && e < (int64_t)rows * cols; e++)
+		ck->ref2 += pow(cabs(b * sg_load(pr, w->ref, e)), 2);
 	for (int64_t k0 = 0; k0 < ck->K; k0 += w->kc) {
 		int kb = (int)min64(w->kc, ck->K - k0);
 		int lda = ck->transA == 'N' ? rows : kb, ldb = ck->transB == 'N' ? kb : cols;
 		if (ck->transA == 'N')
-			sg_random_block(p, ck->seedA, row0, k0, rows, kb, w->a, lda);
+			regenerate(ck, pab, ck->seedA, row0, k0, rows, kb, w->a);
 		else
-			sg_random_block(p, ck->seedA, k0, row0, kb, rows, w->a, lda);
+			regenerate(ck, pab, ck->seedA, k0, row0, kb, rows, w->a);
 		if (ck->transB == 'N')
-			sg_random_block(p, ck->seedB, k0, col0, kb, cols, w->b, ldb);
+			regenerate(ck, pab, ck->seedB, k0, col0, kb, cols, w->b);
 		else
-			sg_random_block(p, ck->seedB, col0, k0, cols, kb, w->b, ldb);
-		int ret = sg_cblas_gemm(p->letter, ck->transA, ck->transB, rows, cols, kb, ck->alpha,
-		                        w->a, lda, w->b, ldb, k0 == 0 ? ck->beta : p->one, w->ref,
-		                        rows);
+			regenerate(ck, pab, ck->seedB, col0, k0, cols, kb, w->b);
+		int ret = sg_cblas_gemm(pr->letter, ck->transA, ck->transB, rows, cols, kb, alpha,
+		                        w->a, lda, w->b, ldb, k0 == 0 ? (const void *)beta : pr->one,
+		                        w->ref, rows);
 		if (ret)
 			return ret;
 	}
@@ -69,7 +97,7 @@ static int reference_tile(const struct sg_check *ck, struct panels *w, int i, in
 int sg_check_full(struct sg_check *ck)
 {
 	const struct starpu_gemm_desc *C = ck->C;
-	size_t es = ck->p->elemsize;
+	size_t es = ck->pr->elemsize;
 	int64_t rmax = min64(C->tile, C->m), cmax = min64(C->tile, C->n);
 	struct panels w;
 	w.kc = min64(ck->K, PANEL_ELEMS / (rmax > cmax ? rmax : cmax) + 1);
@@ -92,9 +120,10 @@ int sg_check_full(struct sg_check *ck)
 		const void *tile = C->tiles[t];
 		scan_nonfinite(ck, i, j, rows, cols, tile, C->lds[t]);
 		for (int64_t e = 0; compare && e < (int64_t)rows * cols; e++) {
-			double complex d = sg_load(ck->p, tile, sg_desc_tile_elem(C, t, e, rows)) -
-			                   sg_load(ck->p, w.ref, e);
+			double complex r = sg_load(ck->pr, w.ref, e);
+			double complex d = sg_load(ck->pc, tile, sg_desc_tile_elem(C, t, e, rows)) - r;
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			ck->ref2 += creal(r) * creal(r) + cimag(r) * cimag(r);
 		}
 		starpu_data_release(C->handles[t]);
 	}
@@ -107,9 +136,9 @@ int sg_check_full(struct sg_check *ck)
 /* alpha sum_k op(A)(row,k) op(B)(k,col) + beta C0(row,col), in double complex whatever the
  * precision: regenerating a row of op(A) and a column of op(B) costs O(K). */
 static double complex reference_entry(const struct sg_check *ck, int64_t row, int64_t col,
-                                      void *abuf, void *bbuf)
+                                      void *abuf, void *bbuf, double complex *beta_c0)
 {
-	const struct sg_precision *p = ck->p;
+	const struct sg_precision *p = ck->A->p, *pc = ck->pc;
 	double complex sum = 0;
 	for (int64_t k0 = 0; k0 < ck->K; k0 += DOT_CHUNK) {
 		int kb = (int)min64(DOT_CHUNK, ck->K - k0);
@@ -128,8 +157,9 @@ static double complex reference_entry(const struct sg_check *ck, int64_t row, in
 		}
 	}
 	double complex c0_storage[1];
-	starpu_gemm_random_element(p->letter, ck->seedC0, row, col, c0_storage);
-	return sg_load(p, ck->alpha, 0) * sum + sg_load(p, ck->beta, 0) * sg_load(p, c0_storage, 0);
+	starpu_gemm_random_element(pc->letter, ck->seedC0, row, col, c0_storage);
+	*beta_c0 = sg_load(pc, ck->beta, 0) * sg_load(pc, c0_storage, 0);
+	return sg_load(pc, ck->alpha, 0) * sum + *beta_c0;
 }
 
 static int cmp_int64(const void *x, const void *y)
@@ -162,7 +192,8 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 	if (samples >= local_entries)
 		return sg_check_full(ck);
 	int64_t *pos = draw_samples(ck, samples, local_entries);
-	void *abuf = malloc(DOT_CHUNK * ck->p->elemsize), *bbuf = malloc(DOT_CHUNK * ck->p->elemsize);
+	size_t es = ck->A->p->elemsize;
+	void *abuf = malloc(DOT_CHUNK * es), *bbuf = malloc(DOT_CHUNK * es);
 	int ret = pos && abuf && bbuf ? 0 : -ENOMEM;
 	int64_t start = 0, s = 0; /* first entry of the current tile, next sample */
 	SG_DESC_FOR_LOCAL(C, t) {
@@ -177,9 +208,10 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 			int64_t e = pos[s] - start;
 			int64_t row = (int64_t)i * C->tile + e % rows;
 			int64_t col = (int64_t)j * C->tile + e / rows;
-			double complex d = sg_load(ck->p, C->tiles[t], sg_desc_tile_elem(C, t, e, rows)) -
-			                   reference_entry(ck, row, col, abuf, bbuf);
+			double complex beta_c0, r = reference_entry(ck, row, col, abuf, bbuf, &beta_c0);
+			double complex d = sg_load(ck->pc, C->tiles[t], sg_desc_tile_elem(C, t, e, rows)) - r;
 			ck->diff2 += creal(d) * creal(d) + cimag(d) * cimag(d);
+			ck->ref2 += pow(cabs(r), 2) + pow(cabs(beta_c0), 2);
 		}
 		starpu_data_release(C->handles[t]);
 		start += (int64_t)rows * cols;
@@ -187,6 +219,7 @@ int sg_check_sampled(struct sg_check *ck, int64_t samples)
 	/* An unbiased estimate of the squared error over all this rank's entries, so sampled and
 	 * full residuals compare with the same bound. */
 	ck->diff2 *= (double)local_entries / (double)samples;
+	ck->ref2 *= (double)local_entries / (double)samples;
 	free(pos);
 	free(abuf);
 	free(bbuf);

@@ -1,6 +1,7 @@
-/* Tile GEMM codelets of the four precisions, from one template (gemm_template.c), and the
- * public accessors. The header documents the task argument: four STARPU_VALUEs
- * (char transA, char transB, T alpha, T beta) and buffers (R A, R B, RW C). */
+/* Tile GEMM codelets of the four BLAS precisions and of the tensor-core ones (b, h, t), from
+ * one template (gemm_template.c), and the public accessors. The header documents the task
+ * argument: four STARPU_VALUEs (char transA, char transB, T alpha, T beta, T being C's type)
+ * and buffers (R A, R B, RW C). */
 #include <complex.h>
 #include <errno.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "common/blas.h"
 #include "common/errors.h"
 #include "common/precision.h"
+#include "codelets/cublas_mixed.h"
 
 /* Storage for alpha or beta of any precision, aligned for the widest. */
 union scalar {
@@ -104,7 +106,7 @@ static const char *packing_error(struct starpu_task *task, size_t elemsize)
 static void unpack_args(struct starpu_task *task, const struct sg_precision *p, char *transA,
                         char *transB, union scalar *alpha, union scalar *beta)
 {
-	const char *error = packing_error(task, p->elemsize);
+	const char *error = packing_error(task, sg_precision_of_c(p)->elemsize);
 	if (error)
 		sg_fatal(__FILE__, __LINE__, "starpu_codelet_unpack_args", error,
 		         task && task->cl ? task->cl->name : NULL);
@@ -145,7 +147,8 @@ static void unpack_call(struct gemm_call *call, char prec, void *buffers[])
 	if (m_of_A != call->m || k_of_B != call->k || n_of_B != call->n)
 		call_failed(call, "tile shapes", "op(A), op(B) and C do not conform");
 	for (int b = 0; b < 3; b++)
-		if (STARPU_MATRIX_GET_ELEMSIZE(buffers[b]) != call->p->elemsize)
+		if (STARPU_MATRIX_GET_ELEMSIZE(buffers[b]) !=
+		    (b < 2 ? call->p : sg_precision_of_c(call->p))->elemsize)
 			call_failed(call, "tile element size", "a tile is not of the precision");
 }
 
@@ -205,11 +208,35 @@ static cublasOperation_t cublas_op(char trans)
 #define SG_CUBLAS_GEMM cublasZgemm
 #include "gemm_template.c"
 
+/* The tensor-core kernels (issue 17): float C, alpha and beta; A and B of bfloat16 or half
+ * bits ('b', 'h'), or float multiplied in TF32 ('t'). */
+#define SG_SUFFIX b
+#define SG_LETTER 'b'
+#define SG_NAME "starpu_gemm_bgemm"
+#define SG_CUDA_TYPE float
+#define SG_CUBLAS_GEMM sg_cublas_bgemm
+#include "gemm_template.c"
+
+#define SG_SUFFIX h
+#define SG_LETTER 'h'
+#define SG_NAME "starpu_gemm_hgemm"
+#define SG_CUDA_TYPE float
+#define SG_CUBLAS_GEMM sg_cublas_hgemm
+#include "gemm_template.c"
+
+#define SG_SUFFIX t
+#define SG_LETTER 't'
+#define SG_NAME "starpu_gemm_tgemm"
+#define SG_CUDA_TYPE float
+#define SG_CUBLAS_GEMM sg_cublas_tgemm
+#include "gemm_template.c"
+
 static const struct {
 	char letter;
 	struct starpu_codelet *codelet;
 } codelets[] = {
 	{ 's', &codelet_s }, { 'd', &codelet_d }, { 'c', &codelet_c }, { 'z', &codelet_z },
+	{ 'b', &codelet_b }, { 'h', &codelet_h }, { 't', &codelet_t },
 };
 
 struct starpu_codelet *starpu_gemm_codelet(char prec)

@@ -30,15 +30,16 @@ int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alp
 	if (!ta || !tb || !alpha || !beta || !A || !B || !C)
 		return -EINVAL;
 	uint32_t am, ak, bk, bn, cm, cn;
+	size_t c_size = sg_precision_of_c(p)->elemsize;
 	if (!op_shape(A, ta, p->elemsize, &am, &ak) || !op_shape(B, tb, p->elemsize, &bk, &bn) ||
-	    !op_shape(C, 'N', p->elemsize, &cm, &cn))
+	    !op_shape(C, 'N', c_size, &cm, &cn))
 		return -EINVAL;
 	if (am != cm || bn != cn || ak != bk)
 		return -EINVAL;
 	/* Normalised letters: tasks of 'n' and 'N' then share one performance history. */
 	return starpu_task_insert(starpu_gemm_codelet(p->letter),
 		STARPU_VALUE, &ta, sizeof(char), STARPU_VALUE, &tb, sizeof(char),
-		STARPU_VALUE, alpha, p->elemsize, STARPU_VALUE, beta, p->elemsize,
+		STARPU_VALUE, alpha, c_size, STARPU_VALUE, beta, c_size,
 		STARPU_R, A, STARPU_R, B, STARPU_RW, C,
 		STARPU_FLOPS, starpu_gemm_tile_flops(p->letter, cm, cn, ak), 0);
 }

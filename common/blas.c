@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <cblas.h>
 #include "blas.h"
+#include "blas_mixed.h"
 #include "precision.h"
 #include <starpu_gemm.h>
 
@@ -42,7 +43,7 @@ static void gemm_z(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int 
 static gemm_fn gemm_of(char letter)
 {
 	switch (letter) {
-	case 's': return gemm_s;
+	case 's': case 't': return gemm_s; /* TF32 is a GPU's rounding: sgemm is more accurate */
 	case 'd': return gemm_d;
 	case 'c': return gemm_c;
 	case 'z': return gemm_z;
@@ -95,6 +96,8 @@ int sg_cblas_gemm(char prec, char transA, char transB, int m, int n, int k, cons
 	    !beta || !A || !B || !C)
 		return -EINVAL;
 	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
+	if (p->format == SG_BF16 || p->format == SG_F16)
+		return sg_cblas_gemm_widening(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 	gemm_of(p->letter)(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta,
 	                   C, ldc);
 	return 0;

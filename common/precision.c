@@ -9,29 +9,63 @@ static const double one_d = 1.0;
 static const float complex one_c = 1.0f;
 static const double complex one_z = 1.0;
 
+#define REAL(l, n, f, size, st, c, e, in, ref, o) \
+	{ .letter = l, .name = n, .format = f, .elemsize = size, .stored = st, .c_letter = c, \
+	  .is_complex = 0, .flops_per_fma = 2, .eps = e, .input_eps = in, .ref_letter = ref, \
+	  .one = o }
 static struct sg_precision table[] = {
-	{ 's', "float",          sizeof(float),          0, 2, FLT_EPSILON / 2, 0, &one_s },
-	{ 'd', "double",         sizeof(double),         0, 2, DBL_EPSILON / 2, 0, &one_d },
-	{ 'c', "float complex",  sizeof(float complex),  1, 8, FLT_EPSILON / 2, 0, &one_c },
-	{ 'z', "double complex", sizeof(double complex), 1, 8, DBL_EPSILON / 2, 0, &one_z },
+	REAL('s', "float", SG_F32, sizeof(float), 's', 's', FLT_EPSILON / 2, 0, 's', &one_s),
+	REAL('d', "double", SG_F64, sizeof(double), 'd', 'd', DBL_EPSILON / 2, 0, 'd', &one_d),
+	{ .letter = 'c', .name = "float complex", .format = SG_C32, .elemsize = sizeof(float complex),
+	  .stored = 'c', .c_letter = 'c', .is_complex = 1, .flops_per_fma = 8,
+	  .eps = FLT_EPSILON / 2, .ref_letter = 'c', .one = &one_c },
+	{ .letter = 'z', .name = "double complex", .format = SG_C64,
+	  .elemsize = sizeof(double complex), .stored = 'z', .c_letter = 'z', .is_complex = 1,
+	  .flops_per_fma = 8, .eps = DBL_EPSILON / 2, .ref_letter = 'z', .one = &one_z },
+	/* Products of two bfloat16 or two halves are exact in float: the only rounding is the
+	 * float accumulation's. */
+	REAL('b', "bfloat16 x bfloat16 -> float", SG_BF16, sizeof(uint16_t), 'b', 's',
+	     FLT_EPSILON / 2, 0, 'd', &one_s),
+	REAL('h', "half x half -> float", SG_F16, sizeof(uint16_t), 'h', 's', FLT_EPSILON / 2, 0,
+	     'd', &one_s),
+	REAL('t', "float in TF32", SG_F32, sizeof(float), 's', 's', FLT_EPSILON / 2, 0x1p-10, 'd',
+	     &one_s),
 };
+#undef REAL
+#define NPREC (sizeof(table) / sizeof(table[0]))
 
 const struct sg_precision *sg_precision(char prec)
 {
 	prec = (char)tolower((unsigned char)prec);
-	for (size_t p = 0; p < sizeof(table) / sizeof(table[0]); p++) {
+	for (size_t p = 0; p < NPREC; p++) {
 		if (table[p].letter != prec)
 			continue;
 		/* Open MPI's datatypes are addresses of globals: not usable in a static initialiser
-		 * under every MPI, so bind them on first use. */
+		 * under every MPI, so bind them on first use. bfloat16 and half travel as bits. */
 		if (table[p].mpi_type == 0) {
-			MPI_Datatype types[] = { MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX,
-			                         MPI_C_DOUBLE_COMPLEX };
+			MPI_Datatype types[NPREC] = { MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX,
+			                              MPI_C_DOUBLE_COMPLEX, MPI_UINT16_T, MPI_UINT16_T,
+			                              MPI_FLOAT };
 			table[p].mpi_type = types[p];
 		}
 		return &table[p];
 	}
 	return NULL;
+}
+
+const struct sg_precision *sg_precision_of_c(const struct sg_precision *p)
+{
+	return p ? sg_precision(p->c_letter) : NULL;
+}
+
+char sg_kernel(char prec, int math)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	if (!p || p->stored != p->letter)
+		return 0;
+	if (math == STARPU_GEMM_MATH_DEFAULT)
+		return p->letter;
+	return math == STARPU_GEMM_MATH_TF32 && p->letter == 's' ? 't' : 0;
 }
 
 char sg_trans(char prec, char trans)
@@ -47,6 +81,12 @@ char starpu_gemm_prec_letter(char prec)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	return p ? p->letter : 0;
+}
+
+char starpu_gemm_prec_of_c(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p ? p->c_letter : 0;
 }
 
 int starpu_gemm_prec_is_complex(char prec)

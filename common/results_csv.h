@@ -8,7 +8,7 @@
  *   *_bytes     measured traffic, then the plan's predictions (drivers/report.h)
  *   nb, block   ScaLAPACK's block size, cuBLASXt's      memory   pinned or pageable
  *   threads     BLAS or copying threads                gbs      GB/s of a copy (h2d, pin)
- *   gpu         the device's name
+ *   gpu         the device's name               math     the driver's --math (default, tf32)
  * Header only, no symbols: the peers link nothing of the library. */
 #ifndef SG_RESULTS_CSV_H
 #define SG_RESULTS_CSV_H
@@ -17,6 +17,6 @@
 	"system,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
 	"throttled,iter,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"       \
 	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s,nb,block,memory,"   \
-	"threads,gbs,gpu"
+	"threads,gbs,gpu,math"
 
 #endif

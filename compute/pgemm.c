@@ -18,7 +18,7 @@ struct starpu_gemm_request {
 	struct sg_problem pb;
 	struct starpu_gemm_plan plan;
 	struct starpu_gemm_desc *A, *B, *C;
-	double complex alpha, beta;        /* copies, in the precision's type (the widest fits) */
+	double complex alpha, beta;        /* copies, in C's type (the widest fits) */
 	const struct sg_precision *prec;
 	struct sg_window *window;
 	int static_gpu;
@@ -67,7 +67,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref)
 	starpu_gemm_desc_tile_shape(g->A, ar, ac, g->pb.transA == 'N' ? &unused : &kk,
 	                            g->pb.transA == 'N' ? &kk : &unused);
 	int local = starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank;
-	size_t size = g->prec->elemsize;
+	size_t size = sg_precision_of_c(g->prec)->elemsize; /* alpha's, beta's */
 	if (local)
 		sg_window_add_task(g->window);
 	/* Only the executing rank uses the callback and the worker; the others only send. */
@@ -218,7 +218,7 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->A = A;
 	g->B = B;
 	g->C = C;
-	int ret = sg_problem_make(&g->pb, transA, transB, A, B, C);
+	int ret = sg_problem_make(&g->pb, transA, transB, A, B, C, opts.math);
 	if (!ret)
 		ret = sg_plan_make(&g->plan, &g->pb, &opts);
 	if (ret) {
@@ -226,8 +226,8 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 		return ret;
 	}
 	g->prec = sg_precision(g->pb.prec);
-	memcpy(&g->alpha, alpha, g->prec->elemsize);
-	memcpy(&g->beta, beta, g->prec->elemsize);
+	memcpy(&g->alpha, alpha, sg_precision_of_c(g->prec)->elemsize);
+	memcpy(&g->beta, beta, sg_precision_of_c(g->prec)->elemsize);
 	if (hook)
 		g->hook = *hook;
 	g->static_gpu = opts.static_gpu && g->plan.G > 0;

@@ -33,7 +33,7 @@ void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
 
 int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
-                    const struct starpu_gemm_desc *C)
+                    const struct starpu_gemm_desc *C, int math)
 {
 	char msg[256];
 	if (sg_desc_conform(transA, transB, A, B, C, &pb->transA, &pb->transB, &pb->K, msg,
@@ -41,8 +41,13 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 		fprintf(stderr, "starpu_gemm: %s\n", msg);
 		return -EINVAL;
 	}
+	pb->prec = sg_kernel(A->prec, math);
+	if (!pb->prec) {
+		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
+		        "for s)\n", math, A->prec);
+		return -EINVAL;
+	}
 	int tile = C->tile;
-	pb->prec = C->prec;
 	pb->M = C->m;
 	pb->N = C->n;
 	pb->tile = tile;
@@ -98,17 +103,21 @@ static size_t gpu_memory(int *ngpus)
 	return smallest;
 }
 
+/* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
+ * when A and B are bfloat16 or half and C float, else 1). */
+
 /* Equation (1): tiles loaded into one GPU over the whole product, and its regime. */
-static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, char *regime)
+static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
+                        char *regime)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
-	double Kt = pl->Kt, b = pl->b, c = pl->c, d = pl->d;
-	double C_loads = Mtl * Ntl / G;
+	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
+	double C_loads = Mtl * Ntl * c_weight / G;
 	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
 		return Mtl * Kt + Kt * Ntl / G + C_loads;
 	}
-	if (b * d + c * Kt / G + b * c / G <= mem_tiles) {
+	if (b * d + pl->c * Kt / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "b");
 		return pl->Y * Mtl * Kt + Kt * Ntl / G + C_loads;
 	}
@@ -117,9 +126,10 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, cha
 }
 
 /* Largest chunk depth whose tiles fit: C block + (lookahead+1) chunks of A and B. */
-static int largest_d(double mem_tiles, double b, double c_per_gpu, double window, int Kt)
+static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weight,
+                     double window, int Kt)
 {
-	double room = mem_tiles - b * c_per_gpu;
+	double room = mem_tiles - b * c_per_gpu * c_weight;
 	double per_d = window * (b + c_per_gpu);
 	if (room < per_d)
 		return 0;
@@ -180,13 +190,15 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
  * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
- * GPU, b*c/G + (l+1)(b + c/G)d. 0 when not even d=1 fits. */
-static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G, double window,
-                       int Kt, double task_tiles)
+ * GPU, b*c/G + (l+1)(b + c/G)d, C's tiles weighing c_weight A or B tiles. 0 when not even d=1
+ * fits. */
+static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
+                       double c_weight, double window, int Kt, double task_tiles)
 {
-	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, window, Kt);
+	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, 1, window,
+	                  Kt);
 	if (gpu_tiles > 0)
-		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, window, Kt));
+		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, c_weight, window, Kt));
 	return d;
 }
 
@@ -195,7 +207,7 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
                           const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts_in)
 {
 	struct sg_problem pb;
-	int ret = sg_problem_make(&pb, transA, transB, A, B, C);
+	int ret = sg_problem_make(&pb, transA, transB, A, B, C, opts_in ? opts_in->math : 0);
 	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
 }
 
@@ -241,15 +253,23 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 
 	/* Real tile shapes: a tile larger than the matrix (-t 16384 on 100 x 100) holds only the
 	 * matrix, and edge tiles are short. Memory is sized by the largest tile that exists,
-	 * traffic by the mean tile of each matrix (the sum over its tiles is then exact). */
-	double elem = (double)starpu_gemm_elemsize(pb.prec);
+	 * traffic by the mean tile of each matrix (the sum over its tiles is then exact). A and B
+	 * tiles are the unit; C's weigh c_weight of them (2 for bfloat16 and half A and B: C is
+	 * float). */
+	const struct sg_precision *prec = sg_precision(pb.prec);
+	double elem = (double)prec->elemsize;
+	double c_weight = (double)sg_precision_of_c(prec)->elemsize / elem;
 	double tm = real_extent(pb.tile, pb.M), tn = real_extent(pb.tile, pb.N);
 	double tk = real_extent(pb.tile, pb.K);
 	double tile_bytes = elem * fmax(tm * tk, fmax(tk * tn, tm * tn));
 	double mean_m = (double)pb.M / pb.Mt, mean_n = (double)pb.N / pb.Nt;
 	double mean_k = pb.Kt ? (double)pb.K / pb.Kt : 0;
 	double a_bytes = elem * mean_m * mean_k, b_bytes = elem * mean_k * mean_n;
-	double c_bytes = elem * mean_m * mean_n;
+	double c_bytes = c_weight * elem * mean_m * mean_n;
+	plan->prec = pb.prec;
+	plan->ab_tile_bytes = (size_t)((double)pb.tile * pb.tile * elem);
+	plan->c_tile_bytes = (size_t)((double)plan->ab_tile_bytes * c_weight);
+	plan->flops = starpu_gemm_tile_flops(pb.prec, pb.M, pb.N, pb.K);
 	int Mtl = sg_ceil_div(pb.Mt, pb.P), Ntl = sg_ceil_div(pb.Nt, pb.Q);
 	int G = plan->G > 0 ? plan->G : 1;
 	/* The memory the C block and the chunks must fit in: one GPU's, or for CPU workers the
@@ -261,14 +281,15 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
 	for (double fill = 0.75;; fill /= 2) {
-		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G : 0, Mtl, Ntl, &b, &c);
+		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl, &b,
+		             &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
 		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one
 		 * only shrinks d: clamped (the caller sees plan->lookahead < its own). */
 		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
-		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G,
+		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight,
 		                                  plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		int forced = opts.b && opts.c;
@@ -300,9 +321,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) * a_bytes +
 		                        (double)Ntl * (1.0 - 1.0 / pb.P) * b_bytes) * Ktd;
 	if (plan->G > 0) {
-		/* Equation (1) counts A, B and C tiles together: their mean size. */
-		plan->host_to_gpu_bytes = gpu_loads(plan, gpu_tiles, plan->regime) * G *
-		                          (a_bytes + b_bytes + c_bytes) / 3;
+		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
+		 * and B's mean size. */
+		double ab_mean = (a_bytes + b_bytes) / 2;
+		plan->host_to_gpu_bytes = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean,
+		                                                  plan->regime) * G * ab_mean : 0;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
@@ -314,6 +337,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 {
 	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid, %d GPU(s) per rank\n",
 	        pl->Mt, pl->Nt, pl->Kt, pl->tile, pl->P, pl->Q, pl->G);
+	const struct sg_precision *p = sg_precision(pl->prec);
+	if (p && p->letter != p->c_letter) /* the mixed precisions: two tile sizes */
+		fprintf(out, "plan: %cgemm (%s): A and B tiles %.1f MB, C tiles %.1f MB\n",
+		        p->letter, p->name, pl->ab_tile_bytes / 1e6, pl->c_tile_bytes / 1e6);
 	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
 	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
@@ -327,4 +354,9 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		        pl->remote_tiles_per_rank);
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
+	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
+		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
+		        "host->GPU rate, %.3f GB / GPU->host rate)\n",
+		        pl->flops / (pl->P * pl->Q) / 1e12, pl->host_to_gpu_bytes / 1e9,
+		        pl->gpu_to_host_bytes / 1e9);
 }

@@ -6,7 +6,8 @@
 #include <starpu_gemm.h>
 
 struct sg_problem {
-	char prec, transA, transB;   /* normalised letters */
+	char prec, transA, transB;   /* normalised letters; prec is the kernel's (sg_kernel): A's
+	                              * precision, or 't' for 's' in TF32 */
 	int64_t M, N, K;             /* elements */
 	int Mt, Nt, Kt, tile;        /* tiles */
 	int P, Q;                    /* C's effective process grid: blocks span b*P x c*Q tiles */
@@ -15,11 +16,12 @@ struct sg_problem {
 	MPI_Comm comm;
 };
 
-/* Checks that A, B, C conform (same precision, tile size and communicator, op(A) M x K,
- * op(B) K x N, C M x N) and fills pb. Returns 0 or -EINVAL with one line on stderr. */
+/* Checks that A, B, C conform (precisions, tile size and communicator, op(A) M x K,
+ * op(B) K x N, C M x N) and that math (enum starpu_gemm_math) applies to them, and fills pb.
+ * Returns 0 or -EINVAL with one line on stderr. */
 int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
-                    const struct starpu_gemm_desc *C);
+                    const struct starpu_gemm_desc *C, int math);
 
 /* starpu_gemm_plan_make for a problem already made and checked (pgemm makes it once). */
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,

@@ -28,8 +28,14 @@ int sg_desc_conform(char transA, char transB, const struct starpu_gemm_desc *A,
 		snprintf(msg, len, "transA/transB must be N, T or C (got %c, %c)", transA, transB);
 		return -EINVAL;
 	}
-	if (A->prec != C->prec || B->prec != C->prec) {
-		snprintf(msg, len, "A, B and C must have the same precision");
+	/* C of the precision the product of A's and B's precision writes: the same, or float
+	 * for bfloat16 and half ones. */
+	if (A->prec != B->prec || C->prec != A->p->c_letter) {
+		if (A->p->c_letter != A->prec)
+			snprintf(msg, len, "A and B of precision %c need B of %c and C of %c (got %c and "
+			         "%c)", A->prec, A->prec, A->p->c_letter, B->prec, C->prec);
+		else
+			snprintf(msg, len, "A, B and C must have the same precision");
 		return -EINVAL;
 	}
 	if (A->tile != C->tile || B->tile != C->tile) {

@@ -14,10 +14,12 @@
 static int validate_args(char prec, int64_t m, int64_t n, int tile,
                          const struct starpu_gemm_dist *dist, int nranks, int verbose)
 {
-	if (!sg_precision(prec)) {
+	const struct sg_precision *p = sg_precision(prec);
+	if (!p || p->stored != p->letter) {
+		/* 't' is a way to multiply float matrices, not a kind of matrix. */
 		if (verbose)
-			fprintf(stderr, "starpu_gemm: unknown precision '%c' (use s, d, c or z)\n",
-			        prec);
+			fprintf(stderr, "starpu_gemm: unknown matrix precision '%c' (use s, d, c, z, b "
+			        "or h)\n", prec);
 		return -EINVAL;
 	}
 	if (m < 1 || n < 1 || tile < 1) {

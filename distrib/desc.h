@@ -8,7 +8,7 @@
 #include "common/precision.h"
 
 struct starpu_gemm_desc {
-	char prec;                       /* normalised letter: 's', 'd', 'c', 'z' */
+	char prec;                       /* normalised letter: 's','d','c','z','b','h' */
 	const struct sg_precision *p;
 	int64_t m, n;                    /* elements */
 	int tile, mt, nt;                /* tile size, tiles in the rows and the columns */

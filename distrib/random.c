@@ -49,9 +49,27 @@ store_column(int single, int is_complex, uint64_t colhash, int64_t row0, int row
 		store_element(single, is_complex, colhash, row0 + r, dst, offset + r);
 }
 
+/* bfloat16 and half: the float element rounded to nearest (the float's 24 bits of [-0.5,
+ * 0.5) round to a value the type holds; half's smallest come out subnormal, as they should). */
+static void store_column_16(enum sg_format format, uint64_t colhash, int64_t row0, int rows,
+                            uint16_t *dst)
+{
+	for (int r = 0; r < rows; r++) {
+		float v;
+		store_element(1, 0, colhash, row0 + r, &v, 0);
+		dst[r] = format == SG_BF16 ? sg_float_to_bf16(v) : sg_float_to_half(v);
+	}
+}
+
 void sg_random_block(const struct sg_precision *p, uint64_t seed, int64_t row0, int64_t col0,
                      int rows, int cols, void *dst, int64_t ld)
 {
+	if (p->format == SG_BF16 || p->format == SG_F16) {
+		for (int c = 0; c < cols; c++)
+			store_column_16(p->format, column_hash(seed, col0 + c), row0, rows,
+			                (uint16_t *)dst + (size_t)c * (size_t)ld);
+		return;
+	}
 	int single = p->elemsize == (p->is_complex ? 2 : 1) * sizeof(float);
 	for (int c = 0; c < cols; c++) {
 		uint64_t colhash = column_hash(seed, col0 + c);

@@ -96,6 +96,13 @@ static int caller_pinned(const void *ptr)
 /* What to do with pageable operands: by default, with GPUs and from SG_PIN_MIN_BYTES of
  * operands, stage them (below, pageable copies cost less); explicit modes apply also without
  * GPUs (pinning then fails harmlessly, staging runs: the CPU tests exercise both). */
+/* Bytes of op(A) (m x k), op(B) (k x n) and C (m x n, of the precision's C). */
+static double operand_bytes(const struct sg_precision *p, int64_t m, int64_t n, int64_t k)
+{
+	return (double)(m * k + k * n) * (double)p->elemsize +
+	       (double)(m * n) * (double)sg_precision_of_c(p)->elemsize;
+}
+
 static enum sg_pin_mode choose_mode(int ncuda, double bytes)
 {
 	enum sg_pin_mode mode = sg_pin_mode();
@@ -105,21 +112,23 @@ static enum sg_pin_mode choose_mode(int ncuda, double bytes)
 }
 
 /* A: the call's (a later panel of C), else a new one over a (which must outlive it). */
-static int make_descriptors(struct operands *o, char prec, int tile,
+static int make_descriptors(struct operands *o, const struct sg_precision *p, int tile,
                             struct starpu_gemm_desc *shared_A, struct sg_stage_array *a)
 {
 	struct sg_stager *st = &o->stager;
 	o->shared_A = shared_A != NULL;
 	o->A = shared_A;
-	int ret = shared_A ? 0 : starpu_gemm_desc_create_user(&o->A, prec, a->rows, a->cols, tile,
+	/* A and B of the precision, C of its C's ('s' for 'b' and 'h'). */
+	int ret = shared_A ? 0 : starpu_gemm_desc_create_user(&o->A, p->letter, a->rows, a->cols,
+	                                                      tile,
 	                                                      sg_stage_tile_address, a, NULL,
 	                                                      STARPU_GEMM_COMM_LOCAL);
 	if (!ret)
-		ret = starpu_gemm_desc_create_user(&o->B, prec, st->B.rows, st->B.cols, tile,
+		ret = starpu_gemm_desc_create_user(&o->B, p->letter, st->B.rows, st->B.cols, tile,
 		                                   sg_stage_tile_address, &st->B, NULL,
 		                                   STARPU_GEMM_COMM_LOCAL);
 	if (!ret)
-		ret = starpu_gemm_desc_create_user(&o->C, prec, st->C.rows, st->C.cols, tile,
+		ret = starpu_gemm_desc_create_user(&o->C, p->c_letter, st->C.rows, st->C.cols, tile,
 		                                   sg_stage_tile_address, &st->C, NULL,
 		                                   STARPU_GEMM_COMM_LOCAL);
 	return ret;
@@ -152,7 +161,7 @@ static void stager_init(struct sg_stager *st, const struct sg_precision *p, char
 	sg_stage_array_init(&st->B, (char *)pn->B, tb == 'N' ? k : n, tb == 'N' ? n : k, pn->ldb,
 	                    p->elemsize, tile,
 	                    (stage && !caller_pinned(pn->B)) || pn->ldb > INT_MAX);
-	sg_stage_array_init(&st->C, pn->C, m, n, pn->ldc, p->elemsize, tile,
+	sg_stage_array_init(&st->C, pn->C, m, n, pn->ldc, sg_precision_of_c(p)->elemsize, tile,
 	                    (stage && !caller_pinned(pn->C)) || pn->ldc > INT_MAX);
 }
 
@@ -187,8 +196,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	memset(o, 0, sizeof(*o));
 	struct sg_stager *st = &o->stager;
 	st->copy_c = read_c;
-	o->mode = choose_mode(ncuda, (double)(m * k + k * pn->nc + m * pn->nc) *
-	                             (double)p->elemsize);
+	o->mode = choose_mode(ncuda, operand_bytes(p, m, pn->nc, k));
 	stager_init(st, p, ta, tb, pn, tile, o->mode == SG_PIN_STAGE, shared_A != NULL);
 	int ret = sg_stage_take(st);
 	if (ret == -ENOSPC && !shared_A && !keep_A) {
@@ -210,7 +218,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 		keep_A->ready = NULL; /* the first panel's, freed with it */
 	}
 	if (!ret)
-		ret = make_descriptors(o, p->letter, tile, shared_A, keep_A ? keep_A : &st->A);
+		ret = make_descriptors(o, p, tile, shared_A, keep_A ? keep_A : &st->A);
 	st->C_desc = o->C;
 	if (!ret && o->mode == SG_PIN_ALL) {
 		if (!st->A.staged)
@@ -218,7 +226,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 		if (!st->B.staged)
 			sg_pin_set_add(&o->pins, B, b_rows, b_cols, ldb, p->elemsize);
 		if (!st->C.staged)
-			sg_pin_set_add(&o->pins, C, m, n, ldc, p->elemsize);
+			sg_pin_set_add(&o->pins, C, m, n, ldc, sg_precision_of_c(p)->elemsize);
 		sg_pin_set_pin(&o->pins);
 	}
 	if (ret)
@@ -255,7 +263,8 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
                        struct starpu_gemm_opts opts, int tile, int ncuda,
                        struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
 {
-	int ret = make_operands(&f->o, p, ta, tb, pn, tile, ncuda, sg_load(p, beta, 0) != 0,
+	int ret = make_operands(&f->o, p, ta, tb, pn, tile, ncuda,
+	                        sg_load(sg_precision_of_c(p), beta, 0) != 0,
 	                        shared_A, keep_A);
 	if (ret)
 		return ret;
@@ -329,7 +338,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	struct panel whole = { m, n, k, n, A, B, C, lda, ldb, ldc };
 	struct sg_stager sizes = { 0 };
 	stager_init(&sizes, p, ta, tb, &whole, tile,
-	            choose_mode(ncuda, (double)(m * k + k * n + m * n) * (double)p->elemsize) ==
+	            choose_mode(ncuda, operand_bytes(p, m, n, k)) ==
 	            SG_PIN_STAGE, 0);
 	int64_t width = panel_tiles(&sizes, (n + tile - 1) / tile) * tile;
 	int64_t panels = (n + width - 1) / width;
@@ -347,11 +356,11 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		if (ret)
 			break;
 		int64_t j0 = q * width;
-		size_t es = p->elemsize;
+		int64_t es = (int64_t)p->elemsize, c_es = (int64_t)sg_precision_of_c(p)->elemsize;
 		struct panel pn = whole;
 		pn.n = n - j0 < width ? n - j0 : width;
-		pn.B = (const char *)B + (tb == 'N' ? j0 * ldb : j0) * (int64_t)es;
-		pn.C = (char *)C + j0 * ldc * (int64_t)es;
+		pn.B = (const char *)B + (tb == 'N' ? j0 * ldb : j0) * es;
+		pn.C = (char *)C + j0 * ldc * c_es;
 		ret = start_panel(f, p, ta, tb, &pn, alpha, beta, opts, tile, ncuda, shared_A,
 		                  panels > 1 && q == 0 ? &kept_A : NULL);
 		if (!ret && q == 0) {
@@ -401,21 +410,26 @@ int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t 
 			fprintf(stderr, "starpu_gemm_gemm: parameter %d has an illegal value\n", bad);
 		return -EINVAL;
 	}
-	const struct sg_precision *p = sg_precision(prec);
+	const struct sg_precision *p = sg_precision(prec), *pc = sg_precision_of_c(p);
+	if (p->stored != p->letter) {
+		fprintf(stderr, "starpu_gemm_gemm: '%c' is a tile codelet's letter; multiply 's' "
+		        "arrays with opts->math = STARPU_GEMM_MATH_TF32 instead\n", prec);
+		return -EINVAL;
+	}
 	if (!alpha || !beta) {
 		fprintf(stderr, "starpu_gemm_gemm: NULL alpha or beta\n");
 		return -EINVAL;
 	}
 	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
 	/* BLAS's quick returns: nothing to do, or no product term. */
-	if (m == 0 || n == 0 || ((k == 0 || sg_load(p, alpha, 0) == 0) && sg_load(p, beta, 0) == 1))
+	if (m == 0 || n == 0 || ((k == 0 || sg_load(pc, alpha, 0) == 0) && sg_load(pc, beta, 0) == 1))
 		return 0;
-	if (!C || (k > 0 && sg_load(p, alpha, 0) != 0 && (!A || !B))) {
+	if (!C || (k > 0 && sg_load(pc, alpha, 0) != 0 && (!A || !B))) {
 		fprintf(stderr, "starpu_gemm_gemm: NULL matrix\n");
 		return -EINVAL;
 	}
-	if (k == 0 || sg_load(p, alpha, 0) == 0) {
-		scale_c(p, m, n, beta, C, ldc);
+	if (k == 0 || sg_load(pc, alpha, 0) == 0) {
+		scale_c(pc, m, n, beta, C, ldc);
 		return 0;
 	}
 	pthread_mutex_lock(&door_lock);

@@ -1,4 +1,5 @@
 #include <complex.h>
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
@@ -16,7 +17,7 @@
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
 	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
-	OPT_LAYOUT, OPT_SIZES
+	OPT_LAYOUT, OPT_SIZES, OPT_MATH
 };
 
 struct option_doc {
@@ -37,7 +38,9 @@ static const struct option_doc docs[] = {
 	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 32768, else 2048; CPU only: 512)" },
 	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
 	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
-	{ "prec", OPT_PREC, "s|d|c|z", "precision (default d)" },
+	{ "prec", OPT_PREC, "s|d|c|z|b|h", "precision; b, h: bfloat16 or half A and B, float C "
+	                                   "(default d)" },
+	{ "math", OPT_MATH, "default|tf32", "tf32: s on tensor cores in TF32 (default default)" },
 	{ "transA", OPT_TRANSA, "N|T|C", "op(A): none, transpose, conjugate transpose (default N)" },
 	{ "transB", OPT_TRANSB, "N|T|C", "op(B) (default N)" },
 	{ "alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z; nan or inf gives a "
@@ -343,7 +346,14 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
 		return -1;
 	}
-	int single = starpu_gemm_elemsize(opts->prec) / (is_complex ? 2 : 1) == sizeof(float);
+	if (opts->math == STARPU_GEMM_MATH_TF32 && opts->prec != 's') {
+		sg_driver_error(err, errlen, "--math tf32: TF32 multiplies float matrices: use it "
+		                "with --prec s, not %c", opts->prec);
+		return -1;
+	}
+	/* alpha and beta are of C's type. */
+	char c_prec = starpu_gemm_prec_of_c(opts->prec);
+	int single = starpu_gemm_elemsize(c_prec) / (is_complex ? 2 : 1) == sizeof(float);
 	for (int s = 0; s < 4 && single; s++) {
 		double part = s < 2 ? opts->alpha[s] : opts->beta[s - 2];
 		if (isfinite(part) && fabs(part) > FLT_MAX) {
@@ -418,12 +428,23 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			opts->lookahead = (int)v;
 			break;
 		case OPT_PREC:
-			if (strlen(optarg) != 1 || !starpu_gemm_prec_letter(optarg[0])) {
-				sg_driver_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c "
-				          "or z)", optarg);
+			/* 't' is a codelet's letter, not a matrix's: --math tf32 asks for it. */
+			if (strlen(optarg) != 1 || !starpu_gemm_prec_letter(optarg[0]) ||
+			    tolower((unsigned char)optarg[0]) == 't') {
+				sg_driver_error(err, errlen, "--prec: unknown precision '%s' (expected s, d, c, "
+				          "z, b or h)", optarg);
 				rc = -1;
 			} else {
 				opts->prec = starpu_gemm_prec_letter(optarg[0]);
+			}
+			break;
+		case OPT_MATH:
+			if (!strcmp(optarg, "default") || !strcmp(optarg, "tf32")) {
+				opts->math = optarg[0] == 't' ? STARPU_GEMM_MATH_TF32 : STARPU_GEMM_MATH_DEFAULT;
+			} else {
+				sg_driver_error(err, errlen, "--math: unknown mode '%s' (expected default or "
+				                "tf32)", optarg);
+				rc = -1;
 			}
 			break;
 		case OPT_TRANSA: rc = parse_trans(code, optarg, &opts->transA, err, errlen); break;
@@ -494,7 +515,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 
 void sg_options_scalar(char prec, const double parts[2], void *value)
 {
-	switch (starpu_gemm_prec_letter(prec)) {
+	switch (starpu_gemm_prec_of_c(prec)) {
 	case 's': *(float *)value = (float)parts[0]; break;
 	case 'd': *(double *)value = parts[0]; break;
 	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;

@@ -35,7 +35,8 @@ struct sg_driver_options {
 	int nlist[3];              /* values given to -M, -N, -K (0: default, 1: every product) */
 	int tile;                  /* 0: chosen after StarPU starts (starpu_gemm_default_tile) */
 	int P, Q;                  /* process grid, P*Q == ranks once parsed */
-	char prec;                 /* 's','d','c','z' */
+	char prec;                 /* 's','d','c','z','b','h' (A's and B's; C's: prec_of_c) */
+	int math;                  /* enum starpu_gemm_math: --math */
 	char transA, transB;       /* 'N','T','C', normalised (C becomes T for real precisions) */
 	double alpha[2], beta[2];  /* real and imaginary parts */
 	enum starpu_gemm_dist_kind dist;
@@ -62,7 +63,7 @@ void sg_driver_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 
-/* alpha or beta in the precision's type, written to value (room for a double complex). */
+/* alpha or beta in C's type, written to value (room for a double complex). */
 void sg_options_scalar(char prec, const double parts[2], void *value);
 
 const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist);

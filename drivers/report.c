@@ -61,10 +61,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		for (int r = 0; r < rep->nranks; r++)
 			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
 			       all[3 * r + 1], all[3 * r + 2], bindings + SG_BINDING_TEXT * r);
-		printf("problem: %cgemm transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
-		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec, opts->transA, opts->transB,
-		       (long long)opts->M, (long long)opts->N, (long long)opts->K, opts->tile,
-		       opts->alpha[0], opts->alpha[1], opts->beta[0], opts->beta[1]);
+		printf("problem: %cgemm%s transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
+		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec,
+		       opts->math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
+		       opts->transB, (long long)opts->M, (long long)opts->N, (long long)opts->K,
+		       opts->tile, opts->alpha[0], opts->alpha[1], opts->beta[0], opts->beta[1]);
 		fflush(stdout);
 	}
 	free(all);
@@ -143,9 +144,10 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf("-1");
 		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
-		/* nb, block, memory, threads, gbs, gpu: the peers' columns */
-		printf(",%s,%s,%.6f,,,,,,\n", pl->regime[0] ? pl->regime : "-",
-		       sg_options_layout_name(o->layout), pin_seconds);
+		/* nb, block, memory, threads, gbs, gpu: the peers' columns; then math */
+		printf(",%s,%s,%.6f,,,,,,,%s\n", pl->regime[0] ? pl->regime : "-",
+		       sg_options_layout_name(o->layout), pin_seconds,
+		       o->math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {

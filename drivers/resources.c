@@ -27,7 +27,7 @@ static double owned_extent(const struct starpu_gemm_dist *dist, int rank, int al
 }
 
 static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank, int64_t rows,
-                                 int64_t cols)
+                                 int64_t cols, char prec)
 {
 	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
 	int nranks = opts->P * opts->Q, tile = opts->tile;
@@ -37,7 +37,7 @@ static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank,
 			if (starpu_gemm_dist_owner(&dist, i, j) == rank)
 				return owned_extent(&dist, rank, 1, j, rows, tile) *
 				       owned_extent(&dist, rank, 0, i, cols, tile) *
-				       (double)starpu_gemm_elemsize(opts->prec);
+				       (double)starpu_gemm_elemsize(prec);
 	return 0;
 }
 
@@ -47,9 +47,9 @@ double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
 	int64_t a_cols = opts->transA == 'N' ? opts->K : opts->M;
 	int64_t b_rows = opts->transB == 'N' ? opts->K : opts->N;
 	int64_t b_cols = opts->transB == 'N' ? opts->N : opts->K;
-	return owned_matrix_bytes(opts, rank, a_rows, a_cols) +
-	       owned_matrix_bytes(opts, rank, b_rows, b_cols) +
-	       owned_matrix_bytes(opts, rank, opts->M, opts->N);
+	return owned_matrix_bytes(opts, rank, a_rows, a_cols, opts->prec) +
+	       owned_matrix_bytes(opts, rank, b_rows, b_cols, opts->prec) +
+	       owned_matrix_bytes(opts, rank, opts->M, opts->N, starpu_gemm_prec_of_c(opts->prec));
 }
 
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)

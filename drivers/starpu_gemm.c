@@ -148,7 +148,8 @@ static int alloc_array(const struct sg_driver_options *o, struct matrices *m, in
                        int64_t rows, int64_t cols)
 {
 	m->ld[x] = rows;
-	m->bytes[x] = (size_t)rows * (size_t)cols * starpu_gemm_elemsize(o->prec);
+	char prec = x == 2 ? starpu_gemm_prec_of_c(o->prec) : o->prec;
+	m->bytes[x] = (size_t)rows * (size_t)cols * starpu_gemm_elemsize(prec);
 	m->pinned = o->layout == SG_LAYOUT_LAPACK_PINNED;
 	if (m->pinned)
 		return starpu_malloc(&m->array[x], m->bytes[x]) == 0 && m->array[x] ? 0 : -ENOMEM;
@@ -185,11 +186,12 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 	for (int x = 0; x < 3; x++) {
 		char local[256] = "";
 		int ret;
+		char prec = x == 2 ? starpu_gemm_prec_of_c(o->prec) : o->prec; /* C: float for b, h */
 		if (o->layout == SG_LAYOUT_TILE)
-			ret = starpu_gemm_desc_create(want[x].desc, o->prec, want[x].rows, want[x].cols,
+			ret = starpu_gemm_desc_create(want[x].desc, prec, want[x].rows, want[x].cols,
 			                              o->tile, &dist, MPI_COMM_WORLD);
 		else if (!(ret = alloc_array(o, m, x, want[x].rows, want[x].cols)))
-			ret = starpu_gemm_desc_create_lapack(want[x].desc, o->prec, want[x].rows,
+			ret = starpu_gemm_desc_create_lapack(want[x].desc, prec, want[x].rows,
 			                                     want[x].cols, o->tile, m->array[x],
 			                                     m->ld[x], &dist, MPI_COMM_WORLD);
 		if (ret)
@@ -249,6 +251,7 @@ static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm
 	gemm_opts->no_throttle = o->no_throttle;
 	gemm_opts->static_gpu = o->static_gpu;
 	gemm_opts->tile = o->tile;
+	gemm_opts->math = o->math;
 	gemm_opts->progress = !o->quiet && !o->csv;
 }
 
@@ -271,6 +274,8 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	sg_options_scalar(o->prec, o->alpha, alpha);
 	sg_options_scalar(o->prec, o->beta, beta);
 
+	if (o->check && rank == 0 && !o->csv)
+		starpu_gemm_check_describe(stdout, o->prec, o->math);
 	/* Also with --csv: each row carries its run's traffic. */
 	struct sg_traffic traffic = { 0 };
 	sg_traffic_enable(&traffic);
@@ -324,9 +329,9 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		if (o->check) {
 			check.done = 1;
 			check.samples = check_samples(o);
-			ret = starpu_gemm_check(o->transA, o->transB, alpha, m->A, seedA, m->B, seedB,
-			                        beta, m->C, seedC0, check.samples, &check.residual,
-			                        &check.bad_row, &check.bad_col);
+			ret = starpu_gemm_check_math(o->math, o->transA, o->transB, alpha, m->A, seedA,
+			                             m->B, seedB, beta, m->C, seedC0, check.samples,
+			                             &check.residual, &check.bad_row, &check.bad_col);
 			if (ret)
 				sg_driver_error(err, sizeof(err), "starpu_gemm_check failed: %s",
 				             strerror(-ret));

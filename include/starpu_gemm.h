@@ -1,9 +1,15 @@
 /* starpu-gemm: distributed dense C = alpha*op(A)*op(B) + beta*C on StarPU and StarPU-MPI.
  *
  * Everything a user may call is declared here. Conventions:
- *   - prec is one of 's','d','c','z' (float, double, float complex, double complex);
+ *   - prec is one of 's','d','c','z' (float, double, float complex, double complex), or
+ *     'b', 'h' for the mixed precisions of tensor cores: A and B of bfloat16 ('b') or IEEE
+ *     half ('h'), each element a uint16_t holding its bits, C float, products accumulated
+ *     in float. A product of 'b' takes A and B descriptors of 'b' and a C of 's'
+ *     (starpu_gemm_prec_of_c). TF32 is a math mode of 's' products (struct
+ *     starpu_gemm_opts.math); its tile codelet has the letter 't' (float A, B and C);
  *   - trans is one of 'N','T','C' (C = conjugate transpose; same as T for real precisions);
- *   - scalars (alpha, beta) are passed as pointers to a value of the precision's type;
+ *   - scalars (alpha, beta) are passed as pointers to a value of C's type (float for 'b',
+ *     'h' and 't');
  *   - matrices and tiles are column-major;
  *   - functions returning int return 0 on success or a negative errno value.
  *
@@ -40,7 +46,8 @@ int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alp
                             starpu_data_handle_t A, starpu_data_handle_t B,
                             const void *beta, starpu_data_handle_t C);
 
-/* The tile GEMM codelet of a precision (NULL for an unknown one), for users of
+/* The tile GEMM codelet of a precision, or 't' (float tiles through TF32 tensor cores on CUDA
+ * workers, a plain sgemm on CPU workers); NULL for an unknown one. For users of
  * starpu_task_insert / starpu_mpi_task_insert. Its buffers are (STARPU_R A, STARPU_R B,
  * STARPU_RW C) and its argument is packed as four STARPU_VALUEs, in this order:
  *
@@ -51,18 +58,28 @@ int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alp
  *       STARPU_R, A, STARPU_R, B, STARPU_RW, C,
  *       STARPU_FLOPS, starpu_gemm_tile_flops('d', m, n, k), 0);
  *
- * alpha and beta have the precision's type (float, double, float complex, double complex).
+ * alpha and beta have C's type (float, double, float complex, double complex; float for 'b',
+ * 'h', 't'); A and B tiles have elements of starpu_gemm_elemsize(prec) bytes, C tiles of
+ * starpu_gemm_elemsize(starpu_gemm_prec_of_c(prec)). 'b' and 'h' run cublasGemmEx with
+ * CUBLAS_COMPUTE_32F on CUDA workers, and on CPU workers widen A and B to float (exact) for
+ * an sgemm, or use OpenBLAS's cblas_sbgemm when it has one.
  * Its performance model is history-based, named "starpu_gemm_<prec>gemm" (e.g.
- * starpu_gemm_dgemm), with a footprint over (m, n, k, transA, transB). */
+ * starpu_gemm_dgemm, starpu_gemm_bgemm, starpu_gemm_tgemm), with a footprint over
+ * (m, n, k, transA, transB). */
 struct starpu_codelet *starpu_gemm_codelet(char prec);
 
 /* Floating-point operations of one m x n x k tile product (8mnk for complex, 2mnk for real). */
 double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k);
 
-/* Bytes of one element (0 for an unknown precision). */
+/* Bytes of one element of a matrix of prec (of A and B in a product of prec: 2 for 'b' and
+ * 'h'); 0 for an unknown precision. */
 size_t starpu_gemm_elemsize(char prec);
-/* The precision letter normalised ('s','d','c','z'; either case accepted), 0 if unknown. */
+/* The precision letter normalised ('s','d','c','z','b','h','t'; either case accepted), 0 if
+ * unknown. */
 char starpu_gemm_prec_letter(char prec);
+/* The precision of C, alpha and beta in a product of prec: 's' for 'b', 'h' and 't', prec
+ * itself otherwise; 0 if unknown. */
+char starpu_gemm_prec_of_c(char prec);
 /* 1 for 'c' and 'z', 0 for 's' and 'd' (and unknown letters). */
 int starpu_gemm_prec_is_complex(char prec);
 /* A transpose letter normalised: 'N', 'T' or 'C' (either case); 'C' becomes 'T' for real
@@ -120,7 +137,8 @@ int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
  * may be smaller). Opaque; built and queried with the functions below. */
 struct starpu_gemm_desc;
 
-/* Collective over comm. Allocates (pinned, starpu_malloc) the tiles this rank owns and
+/* prec: 's','d','c','z','b','h' (not 't': TF32 multiplies 's' matrices).
+ * Collective over comm. Allocates (pinned, starpu_malloc) the tiles this rank owns and
  * registers every tile with StarPU-MPI: owned tiles with their memory, others with no home
  * node, so memory stays proportional to what this rank owns. MPI tags come from
  * starpu_mpi_tags_allocate(). Returns 0 or -EINVAL (bad sizes, grid not matching comm size,
@@ -181,7 +199,8 @@ size_t starpu_gemm_desc_local_bytes(const struct starpu_gemm_desc *desc);
 
 /* Deterministic random values in [-0.5, 0.5) (both parts for complex) that depend only on
  * (seed, global row, global column), never on the tiling or the distribution: any rank, and a
- * reference, can regenerate any element. Never zero-filled. */
+ * reference, can regenerate any element. Never zero-filled. 'b' and 'h': the float value
+ * rounded to nearest, as uint16_t bits. */
 void starpu_gemm_random_element(char prec, uint64_t seed, int64_t row, int64_t col, void *value);
 /* Fill every owned tile with starpu_gemm_random_element(seed, ...). Waits for the tiles. */
 int starpu_gemm_desc_fill_random(struct starpu_gemm_desc *desc, uint64_t seed);
@@ -191,6 +210,11 @@ int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root);
 /* ------------------------------------------------------------------------------------------
  * The distributed GEMM (compute/): the paper's Algorithm 3, blocked + chunked with lookahead
  * ------------------------------------------------------------------------------------------ */
+
+/* How 's' products multiply: as stored (the default: sgemm), or on tensor cores in TF32
+ * (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32: A and B rounded to 10 mantissa bits, float
+ * accumulation; CPU workers run a plain sgemm). Other precisions take only the default. */
+enum starpu_gemm_math { STARPU_GEMM_MATH_DEFAULT = 0, STARPU_GEMM_MATH_TF32 = 1 };
 
 /* Caller's choices. Initialise with starpu_gemm_opts_init(): every field is then automatic
  * (0, or -1 for lookahead, whose 0 is a valid choice: no chunk in flight beyond the current). */
@@ -204,6 +228,7 @@ struct starpu_gemm_opts {
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
 	int tile;          /* starpu_gemm_gemm_ex only: tile size (0: starpu_gemm_default_tile,
 	                    * or STARPU_GEMM_TILE when set) */
+	int math;          /* enum starpu_gemm_math (-EINVAL where it does not apply) */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -227,6 +252,11 @@ struct starpu_gemm_plan {
 	double gpu_to_host_bytes;     /* predicted per rank: C tiles written back */
 	double mpi_recv_bytes;        /* predicted per rank: remote A and B tiles received */
 	size_t gpu_mem, host_mem;     /* memory the plan was sized for (bytes) */
+	char prec;                    /* the kernel: A's precision, 't' for 's' in TF32 */
+	size_t ab_tile_bytes, c_tile_bytes; /* a full tile of A or B, of C */
+	double flops;                 /* of the whole product. Its roofline on one GPU per rank:
+	                               * max(flops / (P Q device rate), host_to_gpu_bytes / link
+	                               * rate host->GPU, gpu_to_host_bytes / link rate GPU->host) */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
@@ -285,6 +315,8 @@ int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *
  * ------------------------------------------------------------------------------------------ */
 
 /* Column-major arrays of the precision's type, op(A) m x k, op(B) k x n, C m x n, as BLAS
+ * (prec 'b' or 'h': A and B arrays of uint16_t holding bfloat16 or half bits, C, alpha and
+ * beta float; lda, ldb, ldc in elements of each; opts->math selects TF32 for 's')
  * ?gemm: transA/transB 'N','T','C' (any case), lda >= max(1, rows of A as stored), ... On this
  * process only, with every GPU and core of the node; no MPI needed. StarPU is started on the
  * first call (STARPU_* variables apply), kept, and shut down at exit. With beta = 0, C is not
@@ -331,6 +363,23 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
                       const struct starpu_gemm_desc *B, uint64_t seedB,
                       const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
                       int64_t samples, double *residual, int64_t *bad_row, int64_t *bad_col);
+
+/* starpu_gemm_check of a product run with opts.math = math. The reference is computed from
+ * the same inputs as stored (bfloat16 and half ones exactly, in double), so what is left is
+ * the product's own rounding: the residual's K eps becomes K eps + 2 input_eps, where eps is
+ * C's unit roundoff (2^-24 for 'b', 'h' and TF32: float accumulation) and input_eps the
+ * kernel's rounding of A and B (2^-10 for TF32, 0 otherwise); and as the reference is in
+ * double, C's own rounding to float shows: the denominator gains
+ * 2 eps sqrt(||Cref||_F^2 + ||beta C0||_F^2). */
+int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha,
+                           const struct starpu_gemm_desc *A, uint64_t seedA,
+                           const struct starpu_gemm_desc *B, uint64_t seedB,
+                           const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
+                           int64_t samples, double *residual, int64_t *bad_row,
+                           int64_t *bad_col);
+/* One line saying what starpu_gemm_check_math compares for a product of prec under math:
+ * the reference's precision and the bound. */
+void starpu_gemm_check_describe(FILE *out, char prec, int math);
 
 /* Residual bound under which a result passes. */
 #define STARPU_GEMM_CHECK_BOUND 10.0

@@ -16,7 +16,7 @@
 #   SIZES [8192 16384]     square products run per pass; each tile GEMM needs >= 10 samples
 #   TILES [2048 4096]      tile sizes (-t): the driver's defaults with GPUs (4096 once M, N
 #                          and K hold 8 of them, else 2048); a model entry is per tile size
-#   PRECS [d]              precisions among s d c z
+#   PRECS [d]              precisions among s d c z b h
 #   NCUDA [every GPU]      CUDA workers;  NCPU [0]: CPU workers too, to calibrate their model
 #                          (slow: a 2048-tile DGEMM takes ~0.3 s on one core)
 #   PASSES [3]             passes at most, until StarPU stops reporting uncalibrated models

@@ -68,12 +68,12 @@ for peer in "${peers[@]}"; do
     say "  note: $build/bench/$peer not built, left out"
   fi
 done
-for f in cpu.sh gpu.sh arrays.sh lib.sh report.py targets.csv README.md; do
+for f in cpu.sh gpu.sh arrays.sh tensor.sh lib.sh report.py targets.csv README.md; do
   cp "$top/bench/$f" "$sg/bench/" || die "bench/$f is missing from $top"
 done
 # The GPU tests (tests/gpu.sh) and what they run; the perf-model scripts.
 mkdir -p "$sg/build/tests" "$sg/tests" "$sg/scripts"
-for t in test_codelets test_pgemm test_gemm test_user_desc; do
+for t in test_codelets test_pgemm test_gemm test_user_desc test_tensor; do
   cp "$build/tests/$t" "$sg/build/tests/" || die "$build/tests/$t was not built"
 done
 cp "$top/tests/gpu.sh" "$top/tests/mpirun.sh" "$top/tests/gemm.sh" "$top/tests/user_desc.sh" \

@@ -15,6 +15,10 @@
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
 #   Each benchmark stage leaves its CSV, table, log and plot under bench/ in results.tar.gz;
 #   bench/report.py remakes the table and plot from the CSV anywhere.
+#   tensor     issue 17 on one GPU: the tensor-core GPU tests (tests/gpu.sh GPU_TENSOR_ONLY=1),
+#              then bench/tensor.sh (ceilings, link rates, BF16/FP16 n=65536 with and without
+#              STARPU_LIMIT_CUDA_MEM=16384, TF32 n=49152, each against its roofline bound);
+#              TENSOR_TESTS=0 skips the tests
 # Environment: BUNDLE [./bundle], OUT [./device-results] (stage logs, and results.tar.gz with
 #   them, the benchmark's results and StarPU's perf models and bus calibration),
 #   SG_NODE_MEM_GIB (set it on VMs whose MemTotal starts low: each rank may then use 85% of
@@ -104,6 +108,12 @@ stage_tune() {
 stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}" | tee "$out/pins.csv"; }
 stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
 stage_arrays() { RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh"; }
+stage_tensor() {
+  if [ "${TENSOR_TESTS:-1}" = 1 ]; then
+    STARPU_NCUDA=1 top_srcdir=$sg top_builddir=$sg/build GPU_TENSOR_ONLY=1 "$sg/tests/gpu.sh"
+  fi
+  STARPU_NCUDA=1 RESULTS=$out/bench BUILD=$sg/build "$sg/bench/tensor.sh"
+}
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }
 stage_bench() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh"; }
 

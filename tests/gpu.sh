@@ -9,6 +9,9 @@
 #  5 the one call on host arrays (starpu_gemm_gemm) on the GPU, with and without pinning the
 #    caller's pageable arrays, and the driver's lapack layouts;
 #    user-memory descriptors and products submitted back to back on the GPU
+#  6 the tensor-core precisions (issue 17): b, h and TF32 codelets on cublasGemmEx, pgemm on
+#    1 rank x every GPU and on 2 ranks, the one call on uint16 arrays, the driver under GPU
+#    memory pressure; GPU_TENSOR_ONLY=1 runs only these
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
@@ -30,6 +33,34 @@ step() {
   else echo "FAIL $name (exit $?, $((SECONDS - t0)) s)"; failures=$((failures + 1)); fi
 }
 echo "# $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
+
+tensor_steps() {
+  STARPU_NCUDA=1 STARPU_NCPU=0 step "tensor codelets b, h, t on cublasGemmEx" \
+    "$run" 1 "$bin/test_tensor" codelets
+  STARPU_NCUDA=$gpus STARPU_NCPU=0 step "tensor pgemm, 1 rank x $gpus GPU(s)" \
+    "$run" 1 "$bin/test_tensor" pgemm 1 1
+  STARPU_NCPU=0 step "tensor pgemm, $ranks rank(s) x 1 GPU, grid 1x$ranks" \
+    "$run" "$ranks" "$per_rank" "$bin/test_tensor" pgemm 1 "$ranks"
+  STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_GEMM_TILE=32 STARPU_SILENT=1 \
+    step "tensor starpu_gemm_gemm on uint16 arrays, 32x32 tiles" "$bin/test_tensor" door
+  local mode
+  for mode in "--prec b" "--prec h" "--prec s --math tf32"; do
+    STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
+      step "tensor memory pressure: $mode n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
+      "$run" 1 "$driver" $mode -M 8192 -N 8192 -K 8192 -t 1024 --niter 1 --warmup 0 \
+      --check --quiet
+    STARPU_NCUDA=$gpus STARPU_NCPU=0 step "tensor driver: $mode n=20000 (ragged), sampled check" \
+      "$run" 1 "$driver" $mode -M 20000 -N 20000 -K 20000 --transB T --niter 1 --warmup 0 \
+      --check --quiet
+  done
+}
+ranks=$(( gpus < 2 ? 2 : gpus ))
+if [ "${GPU_TENSOR_ONLY:-0}" = 1 ]; then
+  tensor_steps
+  echo "# GPU tests (tensor only): $failures failure(s)"
+  [ "$failures" -eq 0 ]
+  exit
+fi
 
 if [ "${GPU_DOORS_ONLY:-0}" != 1 ]; then
 STARPU_NCUDA=1 STARPU_NCPU=0 step "codelets on cuBLAS" "$run" 1 "$bin/test_codelets" 4
@@ -77,5 +108,6 @@ for layout in lapack lapack-pinned; do
 done
 STARPU_NCUDA=$gpus STARPU_NCPU=0 step "user-memory descriptors, back-to-back products, 1 rank" \
   "$run" 1 "$bin/test_user_desc" 1 1
+[ "${GPU_DOORS_ONLY:-0}" != 1 ] && tensor_steps
 echo "# GPU tests: $failures failure(s)"
 [ "$failures" -eq 0 ]
