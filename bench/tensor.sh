@@ -24,15 +24,7 @@ NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-150}
 # shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 title="Tensor-core GEMM from host memory, 1 GPU, against its roofline"
-case ${1:-} in
-  --report)
-    [ -f "${2:-}" ] || { echo "bench/tensor.sh: --report needs a CSV" >&2; exit 2; }
-    mkdir -p "$results" && exec python3 "$bench_top/bench/report.py" --kit tensor \
-      --title "$title" --out "$results/$(basename "${2%.csv}")" "$2" ;;
-  -h|--help) kit_help; exit 0 ;;
-  "") ;;
-  *) echo "bench/tensor.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
-esac
+kit_cli tensor "$title" "$@"
 peak=$build/bench/cublas_peak
 # The cases choose STARPU_LIMIT_CUDA_MEM themselves.
 unset STARPU_LIMIT_CUDA_MEM
