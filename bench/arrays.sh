@@ -24,15 +24,7 @@ NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 # shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 title="DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt"
-case ${1:-} in
-  --report)
-    [ -f "${2:-}" ] || { echo "bench/arrays.sh: --report needs a CSV" >&2; exit 2; }
-    mkdir -p "$results" && exec python3 "$bench_top/bench/report.py" --kit arrays \
-      --title "$title" --out "$results/$(basename "${2%.csv}")" "$2" ;;
-  -h|--help) kit_help; exit 0 ;;
-  "") ;;
-  *) echo "bench/arrays.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
-esac
+kit_cli arrays "$title" "$@"
 sizes=$(echo "${N_LIST:-32768 49152}" | tr ' ' ',')
 runs=(--niter "$NITER" --warmup "$WARMUP")
 driver_run=("$MPIRUN" --bind-to none -np 1 "${mpi_env[@]}" "$driver" "${runs[@]}" --csv --quiet --sizes "$sizes")

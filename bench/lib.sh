@@ -7,6 +7,8 @@
 #   kit_case CASE CMD...  run CMD under STEP_TIMEOUT; DRY_RUN=1 prints it instead. CMD may be
 #                         a function of the runner that puts the command in the array cmd
 #   kit_report KIT TITLE  the reporter on this run's CSV, targets of KIT, plot
+#   kit_cli KIT TITLE "$@"  a runner's arguments: none (run), --help, or --report CSV (the
+#                         reporter again on a CSV of the runner, the plot into RESULTS)
 set -uo pipefail
 bench_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 abs() { case $1 in /*) echo "$1" ;; *) echo "$bench_top/$1" ;; esac; }
@@ -28,6 +30,19 @@ done
 
 # --help of a script: its header comment.
 kit_help() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
+
+kit_cli() {
+  local kit=$1 title=$2 me; me=bench/$(basename "$0"); shift 2
+  case ${1:-} in
+    --report)
+      [ -f "${2:-}" ] || { echo "$me: --report needs a CSV" >&2; exit 2; }
+      mkdir -p "$results" && exec python3 "$bench_top/bench/report.py" --kit "$kit" \
+        --title "$title" --out "$results/$(basename "${2%.csv}")" "$2" ;;
+    -h|--help) kit_help; exit 0 ;;
+    "") ;;
+    *) echo "$me: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+}
 
 kit_start() {
   stamp=$(date +%Y%m%d-%H%M%S)

@@ -70,8 +70,11 @@ class Results:
             self.values.setdefault((case, size), []).append(gflops)
             self.rows.setdefault((case, size), []).append(row)
         self.sizes.sort(key=size_key)
-        self.links = [number(r.get("gbs")) for r in rows
-                      if r.get("system") == "h2d" and r.get("memory") == "pinned"]
+        # The pinned copy rates the bounds divide by: the best of each way (pin_rate's and
+        # cublas_peak --link's rows h2d, cublas_peak --link's d2h).
+        self.links = {way: max((number(r.get("gbs")) or 0 for r in rows
+                                if r.get("system") == way and r.get("memory") == "pinned"),
+                               default=0) or None for way in ("h2d", "d2h")}
 
     def cell(self, case, size):
         """The figure of a case at a size (GFLOP/s), or None."""
@@ -95,23 +98,49 @@ class Results:
         figures = [f for f in figures if f is not None]
         return max(figures) if figures else None
 
-    def peak(self, size):
-        peaks = [c for c in self.cases if (c, size) in self.rows and
-                 self.rows[(c, size)][0].get("system") == "cublas_peak"]
-        return self.cell(peaks[0], size) if peaks else None
+    def ceiling(self, prec, size):
+        """cuBLAS's figure in prec on device-resident matrices (cublas_peak rows of that
+        letter, t for TF32): measured at this size, else the best of the sizes measured (the
+        tensor kit measures at one size below its cases')."""
+        figures = {}
+        for (case, s), rows in self.rows.items():
+            if rows[0].get("system") == "cublas_peak" and prec_of(rows[0]) == prec:
+                figures[s] = max(figures.get(s, 0), self.cell(case, s))
+        return figures.get(size) or max(figures.values(), default=None)
 
-    def bound(self, case, size):
-        rows, peak = self.rows.get((case, size)), self.peak(size)
-        if not rows or peak is None:
+    def roofline(self, case, size):
+        """The seconds a case's bound is the longest of: compute at its precision's ceiling
+        on its GPUs, its predicted host->GPU loads over the pinned link, its predicted
+        GPU->host writes back (None: that rate or byte count was not measured). None for a
+        case with no GPU, no ceiling, or cuBLAS itself."""
+        rows = self.rows.get((case, size))
+        if not rows or rows[0].get("system") == "cublas_peak" or \
+                not number(rows[0].get("ncuda")):
             return None
         first = rows[0]
+        peak = self.ceiling(prec_of(first), size)
+        if peak is None:
+            return None
         flops = 2 * float(first["M"]) * float(first["N"]) * float(first["K"])
-        gpus = number(first.get("ncuda")) or 1
-        compute_s = flops / (peak * 1e9 * gpus)
-        loads = statistics.median(number(r.get("pred_load_bytes")) or 0 for r in rows)
-        link = max((x for x in self.links if x), default=None)
-        load_s = loads / (link * 1e9) if link else 0
-        return flops / max(compute_s, load_s) / 1e9
+        parts = {"flops": flops, "compute": flops / (peak * 1e9 * number(first["ncuda"]))}
+        for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes")):
+            moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
+            rate = self.links[way]
+            parts[way] = statistics.median(moved) / (rate * 1e9) if moved and rate else None
+        parts["bound"] = max(x for x in (parts["compute"], parts["h2d"], parts["d2h"]) if x)
+        return parts
+
+    def bound(self, case, size):
+        """A case's roofline as GFLOP/s (what the targets "bound:case" divide by)."""
+        parts = self.roofline(case, size)
+        return parts["flops"] / parts["bound"] / 1e9 if parts else None
+
+
+def prec_of(row):
+    """The letter of a row's ceiling: its precision, t for float on TF32 tensor cores."""
+    if row.get("math") == "tf32":
+        return "t"
+    return row.get("prec") or "d"
 
 
 def targets_of(path, kit):
@@ -149,6 +178,11 @@ def table(results, markdown):
     for case, why in results.status.items():
         if not any((case, s) in results.values for s in results.sizes):
             lines.append(["failed"] + [why if c == case else "" for c in results.cases])
+    return "%s, median of the runs:\n%s" % (name, layout(head, lines, markdown))
+
+
+def layout(head, lines, markdown):
+    """Rows of cells as aligned text, or as a Markdown table."""
     if markdown:
         out = ["| " + " | ".join(head) + " |", "|" + "|".join(" ---: " for _ in head) + "|"]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
@@ -156,7 +190,42 @@ def table(results, markdown):
         widths = [max(len(str(x)) for x in column) for column in zip(head, *lines)]
         out = ["  ".join(str(x).rjust(w) for x, w in zip(cells, widths))
                for cells in [head] + lines]
-    return "%s, median of the runs:\n%s" % (name, "\n".join(out))
+    return "\n".join(out)
+
+
+def seconds(value):
+    return "%.3f" % value if value is not None else "-"
+
+
+def rooflines(results, markdown):
+    """Each GPU case next to its roofline: the seconds of each term, the bound, and the
+    ratio bound / time (the case's figure over the bound's, as the targets "bound:" take)."""
+    scale, name = unit(results)
+    lines = []
+    for case in results.cases:
+        for size in results.sizes:
+            parts = results.roofline(case, size)
+            if not parts:
+                continue
+            rows = results.rows[(case, size)]
+            figure, bound = results.cell(case, size), results.bound(case, size)
+            lines.append([case, size, prec_of(rows[0]),
+                          "%.3f" % (results.ceiling(prec_of(rows[0]), size) / scale),
+                          "%.3f" % (figure / scale),
+                          seconds(statistics.median(number(r["time_s"]) for r in rows)),
+                          seconds(parts["compute"]), seconds(parts["h2d"]),
+                          seconds(parts["d2h"]), seconds(parts["bound"]),
+                          "%.1f" % (bound / scale), "%.3f" % (figure / bound)])
+    if not lines:
+        return None
+    links = ", ".join("%s %s" % (way, "%.2f GB/s" % results.links[way]
+                                 if results.links[way] else "not measured")
+                      for way in ("h2d", "d2h"))
+    head = ["case", "n", "prec", "ceiling", "figure", "time s", "compute s", "h2d s", "d2h s",
+            "bound s", "bound", "ratio"]
+    return ("roofline: bound = the longest of compute at the ceiling (cuBLAS, data on the GPU, "
+            "the case's precision)\nand the planned host->GPU and GPU->host bytes over the "
+            "pinned link (%s); ratio = bound / time; rates in %s:\n%s" % (links, name, layout(head, lines, markdown)))
 
 
 def verdicts(results, targets):
@@ -217,7 +286,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("csv", nargs="+")
     parser.add_argument("--targets", default=os.path.join(here, "targets.csv"))
-    parser.add_argument("--kit", help="which targets apply (cpu, gpu, arrays)")
+    parser.add_argument("--kit", help="which targets apply (cpu, gpu, arrays, tensor)")
     parser.add_argument("--out", help="STEM of the .dat, .gp and .png")
     parser.add_argument("--title", default="DGEMM")
     parser.add_argument("--markdown", action="store_true")
@@ -227,7 +296,12 @@ def main():
         print("report.py: no rows in %s" % " ".join(args.csv), file=sys.stderr)
         return 2
     print(table(results, args.markdown))
-    lines, missed = verdicts(results, targets_of(args.targets, args.kit))
+    targets = targets_of(args.targets, args.kit)
+    if any(t["peer"].startswith("bound:") for t in targets):
+        roofs = rooflines(results, args.markdown)
+        if roofs:
+            print("\n" + roofs)
+    lines, missed = verdicts(results, targets)
     if lines:
         print("\ntargets (%s):" % os.path.basename(args.targets))
         print("\n".join("  " + line for line in lines))

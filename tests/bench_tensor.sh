@@ -1,28 +1,52 @@
 #!/usr/bin/env bash
-# bench/tensor.sh's reporter on a synthetic CSV (tests/tensor-report-sample.csv, made-up
-# numbers): each case's roofline bound max(2n^3/ceiling, h2d bytes/rate, d2h bytes/rate)
-# with the best ceiling of its precision, the ratios, the acceptance lines and a case that
-# did not run.
-set -eu
-: "${top_srcdir:?}"
+# bench/tensor.sh on the kit: bench/report.py --kit tensor on a committed sample of the
+# results' CSV (tests/tensor-report-sample.csv, made-up numbers): each GPU case's roofline
+# max(2n^3 / ceiling of its own precision, h2d bytes / rate, d2h bytes / rate), the ratios,
+# the targets, a case that timed out; then the runner's commands (DRY_RUN=1).
+set -u
+: "${top_srcdir:?}" "${top_builddir:?}"
+command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$top_srcdir/tests/tensor-report-sample.csv" "$work/t.csv"
-out=$("$top_srcdir/bench/tensor.sh" --report "$work/t.csv")
-printf '%s\n' "$out"
+failures=0
 expect() {
-  grep -qF -- "$1" <<<"$out" || { echo "FAIL the report lacks: $1"; exit 1; }
-  echo "PASS report: $1"
+  if grep -qF -- "$1" <<< "$out"; then echo "PASS $2"; else echo "FAIL $2: no '$1'"; failures=$((failures + 1)); fi
 }
-# bf16: compute 2*65536^3/700e12 = 0.804 s beats h2d 34.36e9/50e9 = 0.687: bound 0.804,
-# ratio 0.8042/0.893 = 0.901.
-expect "bf16              65536   630.000    0.893 |    0.804    0.687    0.344 ->    0.804     700.0 |  0.901 ok"
-expect "accept bf16: 0.901 x bound, >= 0.85: MET"
-expect "fp16              65536                    |    0.828        -        - ->    0.828     680.0 |      - timeout"
-# bf16-limit: link-bound, 50e9/50e9 = 1 s: ratio 0.8; 3 times faster than --no-throttle.
-expect "accept bf16-limit: 0.800 x bound, >= 0.80: MET; 3.00 x --no-throttle, >= 2: MET"
-expect "accept fp16: - x bound, >= 0.85: not run"
-# tf32: 2*49152^3/350e12 = 0.679 s; 0.679/0.880 = 0.771.
-expect "accept tf32: 0.771 x bound, >= 0.85: MISSED"
-[ -s "$work/t-table.txt" ] || { echo "FAIL no table file"; exit 1; }
-echo "PASS the table is written next to the CSV"
+out=$(RESULTS=$work "$top_srcdir/bench/tensor.sh" --report "$top_srcdir/tests/tensor-report-sample.csv")
+printf '%s\n' "$out"
+# bf16: the ceiling b is the fastest run at 16384 (700, not 650 nor 4096's 500); compute
+# 2*65536^3/700e12 = 0.804 s beats h2d 34.36e9/50e9 = 0.687 and d2h 17.18e9/50e9 = 0.344;
+# the median of 620 and 640 is 630: 630/700 = 0.900.
+expect "           bf16  65536     b  700.000  630.000   0.894      0.804  0.687  0.344    0.804  700.0  0.900" \
+  "bf16's bound is compute at b's best ceiling"
+expect "bf16 / its bound at n=65536: 0.900 (630.000 / 700.000 TFLOP/s), target >= 0.85: met" "bf16 target"
+# bf16-limit: link-bound, 50e9/50e9 = 1 s (562.9 TFLOP/s); 460/150 = 3.067 x --no-throttle.
+expect "     bf16-limit  65536     b  700.000  460.000   1.224      0.804  1.000  0.344    1.000  562.9  0.817" \
+  "bf16-limit is bound by its host->GPU bytes"
+expect "bf16 limited / no throttle at n=65536: 3.067 (460.000 / 150.000 TFLOP/s), target >= 2: met" \
+  "bf16-limit against --no-throttle"
+# tf32 (prec s, math tf32) takes the ceiling t (350), not s (54): 2*49152^3/350e12 = 0.679 s.
+expect "           tf32  49152     t  350.000  270.000   0.880      0.679  0.580  0.193    0.679  350.0  0.771" \
+  "tf32's bound is the TF32 ceiling's"
+expect "tf32 / its bound at n=49152: 0.771 (270.000 / 350.000 TFLOP/s), target >= 0.85: MISSED" "tf32 target"
+expect "fp16 / its bound: not measured (n any)" "a case that timed out is not measured"
+expect "h2d 50.00 GB/s, d2h 50.00 GB/s" "the link rates"
+[ -s "$work/tensor-report-sample.dat" ] || { echo "FAIL no plot data"; failures=$((failures + 1)); }
+
+dry=$(DRY_RUN=1 BUILD=$top_builddir STARPU_NCUDA=1 "$top_srcdir/bench/tensor.sh")
+if [ "$(wc -l <<< "$dry")" = 14 ] && grep -q '^link: .*cublas_peak --link' <<< "$dry" &&
+   grep -q '^ceiling-t: .*cublas_peak --prec t -n 16384' <<< "$dry" &&
+   grep -q '^bf16-nothrottle: env STARPU_LIMIT_CUDA_MEM=16384 .*-x STARPU_NCUDA .*--prec b --no-throttle$' <<< "$dry" &&
+   grep -q '^tf32: .*-M 49152 .*--prec s --math tf32$' <<< "$dry"; then
+  echo "PASS bench/tensor.sh's cases (DRY_RUN): $(cut -d: -f1 <<< "$dry" | uniq | xargs)"
+else
+  echo "FAIL bench/tensor.sh's cases"; printf '%s\n' "$dry"; failures=$((failures + 1))
+fi
+if bad=$(DRY_RUN=1 CASES="tf32 nope" "$top_srcdir/bench/tensor.sh" 2>&1); then
+  echo "FAIL an unknown case was accepted"; failures=$((failures + 1))
+elif [ "$bad" = "bench/tensor.sh: unknown case 'nope'" ]; then
+  echo "PASS an unknown case: one error line before anything runs"
+else
+  echo "FAIL an unknown case: $bad"; failures=$((failures + 1))
+fi
+exit $((failures > 0))
