@@ -16,6 +16,8 @@
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
+#include "common/comm.h"
+#include "common/threads.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -30,12 +32,12 @@ static int agree_on_error(const char *error)
 {
 	char message[512] = "";
 	int mine = error && *error ? rank : nranks, first;
-	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sg_allreduce(&mine, &first, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == nranks)
 		return 0;
 	if (rank == first)
 		snprintf(message, sizeof(message), "%s", error);
-	MPI_Bcast(message, sizeof(message), MPI_CHAR, first, MPI_COMM_WORLD);
+	sg_bcast(message, sizeof(message), first, MPI_COMM_WORLD);
 	if (rank == 0) {
 		fprintf(stderr, "starpu_gemm: error: %s\n", message);
 		fflush(stderr);
@@ -131,7 +133,7 @@ static void settle_tile(struct sg_driver_options *opts)
 	if (opts->tile)
 		return;
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
-	MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sg_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
 }
 
@@ -282,12 +284,12 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		int timed = iter >= 1;
 		if (timed)
 			sg_traffic_begin(&traffic);
-		MPI_Barrier(MPI_COMM_WORLD);
-		double start = MPI_Wtime();
+		sg_barrier(MPI_COMM_WORLD);
+		double start = sg_now();
 		struct starpu_gemm_stats stats;
 		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
-		MPI_Barrier(MPI_COMM_WORLD);
-		double seconds = MPI_Wtime() - start;
+		sg_barrier(MPI_COMM_WORLD);
+		double seconds = sg_now() - start;
 		if (timed)
 			sg_traffic_end(&traffic);
 		if (ret)
@@ -328,10 +330,32 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
+/* MPI is the driver's to start and to end, except under SMPI (StarPU+SimGrid), where
+ * StarPU-MPI's thread initialised it before this main started as a simulated actor, and
+ * starpu_mpi_shutdown finalises it. Returns the thread level. */
+static int start_mpi(int *argc, char ***argv)
+{
+	int provided = MPI_THREAD_MULTIPLE;
+#ifdef STARPU_SIMGRID
+	/* This actor then answers MPI_Comm_rank and MPI_Comm_size as its rank; its collectives
+	 * go through StarPU-MPI (common/comm.h). */
+	SMPI_thread_create();
+#else
+	MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+#endif
+	return provided;
+}
+
+static void end_mpi(void)
+{
+#ifndef STARPU_SIMGRID
+	MPI_Finalize();
+#endif
+}
+
 int main(int argc, char **argv)
 {
-	int provided;
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	int provided = start_mpi(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
@@ -341,18 +365,25 @@ int main(int argc, char **argv)
 	case SG_OPTIONS_HELP:
 		if (rank == 0)
 			sg_options_usage(stdout, "starpu_gemm");
-		MPI_Finalize();
+		end_mpi();
 		return EXIT_OK;
 	case SG_OPTIONS_ERROR:
 		if (rank == 0)
 			fprintf(stderr, "starpu_gemm: error: %s\n", err);
-		MPI_Finalize();
+		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	if (provided < MPI_THREAD_SERIALIZED && rank == 0)
 		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
 
+#ifdef STARPU_SIMGRID
+	/* StarPU+SimGrid charges each task its model's time and computes nothing. */
+	if (opts.check && rank == 0)
+		fprintf(stderr, "starpu_gemm: simulated run (StarPU+SimGrid): no result is computed, "
+		        "--check skipped\n");
+	opts.check = 0;
+#endif
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
@@ -360,14 +391,14 @@ int main(int argc, char **argv)
 	if (agree_on_error(err)) {
 		if (started)
 			stop_starpu();
-		MPI_Comm_free(&host);
-		MPI_Finalize();
+		sg_driver_host_comm_free(&host);
+		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	settle_tile(&opts);
 	/* Before allocating anything: do this rank's tiles fit on its host? */
 	sg_driver_check_host_memory(&opts, host, err, sizeof(err));
-	MPI_Comm_free(&host);
+	sg_driver_host_comm_free(&host);
 	int status = EXIT_BAD_INPUT;
 	struct matrices m;
 	if (agree_on_error(err) || create_matrices(&opts, &m, err, sizeof(err)))
@@ -391,6 +422,6 @@ int main(int argc, char **argv)
 	destroy_matrices(&m);
 out:
 	stop_starpu();
-	MPI_Finalize();
+	end_mpi();
 	return status;
 }
