@@ -88,7 +88,8 @@ static int compute_owners(struct starpu_gemm_desc *d)
 	return 0;
 }
 
-/* The memory of owned tile t: allocated (TILE_MALLOC_FLAGS), a sub-block of the caller's array, or the caller callback's answer. */
+/* The memory of owned tile t: allocated (TILE_MALLOC_FLAGS), a sub-block of the caller's
+ * array, or the caller callback's answer. */
 static int locate_tile(struct starpu_gemm_desc *d, const struct tile_source *src, int64_t t)
 {
 	int i = (int)(t % d->mt), j = (int)(t / d->mt);
@@ -254,6 +255,12 @@ static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t 
 {
 	if (desc)
 		*desc = NULL;
+#ifdef STARPU_SIMGRID
+	/* The copies StarPU makes in host memory (tiles received from other ranks) are folded
+	 * too: StarPU's default flags for main memory, plus folding. */
+	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED |
+	                                        STARPU_MALLOC_COUNT | STARPU_MALLOC_SIMULATION_FOLDED);
+#endif
 	int rank = 0, nranks = 1;
 	if (!sg_comm_is_local(comm)) {
 		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
