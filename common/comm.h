@@ -1,6 +1,6 @@
 /* Process-local matrices (STARPU_GEMM_COMM_LOCAL) make no MPI call at all, so that the one
  * call on host arrays works in programs that never initialise MPI: the few collectives the
- * library (and the driver) makes go through here, and are plain copies on a local
+ * library makes go through here, and are plain copies on a local
  * communicator. Under StarPU+SimGrid they go through StarPU-MPI instead (common/comm_sim.c). */
 #ifndef SG_COMM_H
 #define SG_COMM_H
@@ -33,53 +33,6 @@ static inline void sg_allreduce(const void *in, void *out, int count, size_t ele
 		sg_sim_allreduce(in, out, count, elem, type, op, comm);
 #else
 		SG_MPI_FATAL(MPI_Allreduce(in, out, count, type, op, comm));
-#endif
-}
-
-/* MPI_Bcast of bytes from root. */
-static inline void sg_bcast(void *buf, size_t bytes, int root, MPI_Comm comm)
-{
-	if (sg_comm_is_local(comm))
-		return;
-#ifdef STARPU_SIMGRID
-	sg_sim_bcast(buf, bytes, root, comm);
-#else
-	SG_MPI_FATAL(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm));
-#endif
-}
-
-/* MPI_Gather of bytes from every rank into root's all (as MPI_Allgather under simulation). */
-static inline void sg_gather(const void *mine, void *all, size_t bytes, int root, MPI_Comm comm)
-{
-	if (sg_comm_is_local(comm)) {
-		memmove(all, mine, bytes);
-		return;
-	}
-#ifdef STARPU_SIMGRID
-	int size;
-	MPI_Comm_size(comm, &size);
-	char *everyone = malloc(bytes * (size_t)size);
-	if (!everyone)
-		sg_fatal(__FILE__, __LINE__, "malloc", "gathering failed", NULL);
-	sg_sim_allgather(mine, everyone, bytes, comm);
-	if (all)
-		memcpy(all, everyone, bytes * (size_t)size);
-	free(everyone);
-	(void)root;
-#else
-	SG_MPI_FATAL(MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, root, comm));
-#endif
-}
-
-/* MPI_Barrier. */
-static inline void sg_barrier(MPI_Comm comm)
-{
-	if (sg_comm_is_local(comm))
-		return;
-#ifdef STARPU_SIMGRID
-	starpu_mpi_barrier(comm);
-#else
-	SG_MPI_FATAL(MPI_Barrier(comm));
 #endif
 }
 

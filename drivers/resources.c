@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <hwloc.h>
 #include "drivers/resources.h"
-#include "common/comm.h"
+#include "drivers/collectives.h"
 #include <starpu_gemm.h>
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA
@@ -194,7 +194,7 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm h
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(host, &host_ranks);
 	double need = sg_driver_owned_bytes(opts, rank), host_need = 0;
-	sg_allreduce(&need, &host_need, 1, sizeof(double), MPI_DOUBLE, MPI_SUM, host);
+	sg_driver_allreduce(&need, &host_need, 1, sizeof(double), MPI_DOUBLE, MPI_SUM, host);
 
 	/* A per-process limit (STARPU_LIMIT_CPU_MEM) bounds each rank; otherwise the node's ranks
 	 * share its available memory, however unevenly they own tiles. */

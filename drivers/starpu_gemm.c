@@ -16,7 +16,7 @@
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
-#include "common/comm.h"
+#include "drivers/collectives.h"
 #include "common/threads.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2 };
@@ -32,12 +32,12 @@ static int agree_on_error(const char *error)
 {
 	char message[512] = "";
 	int mine = error && *error ? rank : nranks, first;
-	sg_allreduce(&mine, &first, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sg_driver_allreduce(&mine, &first, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == nranks)
 		return 0;
 	if (rank == first)
 		snprintf(message, sizeof(message), "%s", error);
-	sg_bcast(message, sizeof(message), first, MPI_COMM_WORLD);
+	sg_driver_bcast(message, (int)sizeof(message), first, MPI_COMM_WORLD);
 	if (rank == 0) {
 		fprintf(stderr, "starpu_gemm: error: %s\n", message);
 		fflush(stderr);
@@ -133,7 +133,7 @@ static void settle_tile(struct sg_driver_options *opts)
 	if (opts->tile)
 		return;
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
-	sg_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
 }
 
@@ -284,11 +284,11 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		int timed = iter >= 1;
 		if (timed)
 			sg_traffic_begin(&traffic);
-		sg_barrier(MPI_COMM_WORLD);
+		sg_driver_barrier(MPI_COMM_WORLD);
 		double start = sg_now();
 		struct starpu_gemm_stats stats;
 		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
-		sg_barrier(MPI_COMM_WORLD);
+		sg_driver_barrier(MPI_COMM_WORLD);
 		double seconds = sg_now() - start;
 		if (timed)
 			sg_traffic_end(&traffic);
