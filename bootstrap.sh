@@ -4,8 +4,12 @@
 #   ./bootstrap.sh check                   set up, build, run the test suite (make check), then
 #                                          again under ASan+UBSan in ./build-sanitize
 #   ./bootstrap.sh build                   set up and build only
+#   ./bootstrap.sh simulate [sim options] [-- driver options]
+#                                          the driver on simulated nodes and GPUs (StarPU+SimGrid;
+#                                          scripts/simgrid/simulate.sh --help lists the options)
 # Setup installs missing Debian packages, builds StarPU 1.4.10 once into ~/.cache/starpu-gemm
-# (reused afterwards), and builds this project in ./build.
+# (reused afterwards), and builds this project in ./build (simulate: the simulated StarPU in
+# ~/.cache/starpu-gemm/starpu-1.4.10-simgrid and this project in ./build-simgrid).
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
@@ -14,7 +18,31 @@ action=${1:-help}
 
 case $action in
   run|check|build) ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  simulate)
+    # Packages, StarPU and build tree of their own: nothing of ./build is touched. SimGrid's
+    # MPI (smpicc) builds programs that only run under smpirun: configure cross-compiles.
+    export STARPU_GEMM_SIMGRID=1
+    scripts/install-deps.sh
+    scripts/install-starpu.sh
+    . scripts/paths.sh
+    if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+      autoreconf -fi > /dev/null 2>&1 || autoreconf -fi
+    fi
+    mkdir -p build-simgrid
+    (cd build-simgrid
+     if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
+       ../configure --quiet MPICC=smpicc LIBS=-lhwloc --disable-shared --enable-static \
+         --build=x86_64-pc-linux-gnu --host=x86_64-smpi-linux-gnu 2>&1 | grep -v 'cross tools'
+     fi
+     make -j"$(nproc)" drivers/starpu_gemm > /dev/null 2>&1 || make drivers/starpu_gemm)
+    if [ $# -eq 0 ]; then
+      # A small default: 4 nodes of 4 GPUs (H200 models) over 200 Gb/s.
+      set -- --nodes 4 --gpus 4 -- -M 32768 -N 32768 -K 32768 -P 2 -Q 2 --niter 1 --warmup 0
+    fi
+    echo "+ scripts/simgrid/simulate.sh $*"
+    exec scripts/simgrid/simulate.sh "$@"
+    ;;
+  *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 scripts/install-deps.sh
