@@ -11,6 +11,9 @@
 #   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned
 #   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
+#   sweep      1-GPU DGEMM at n in SWEEP_N [8192 16384 32768 49152 61440], throttled and not,
+#              GPU memory capped (8 GiB) and not, 3 timed runs each (--csv): the measurements
+#              the simulation (scripts/simgrid/validate.sh) is scored against
 # Environment: BUNDLE [./bundle], OUT [./device-results] (stage logs, and results.tar.gz with
 #   them, the benchmark's results and StarPU's perf models and bus calibration),
 #   SG_NODE_MEM_GIB (set it on VMs whose MemTotal starts low: each rank may then use 85% of
@@ -100,6 +103,21 @@ stage_tune() {
 stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}"; }
 stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
 stage_arrays() { RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh"; }
+stage_sweep() {
+  local n cap thr capenv capfwd
+  for n in ${SWEEP_N:-8192 16384 32768 49152 61440}; do
+    for cap in 0 8192; do
+      capenv=() capfwd=()
+      [ "$cap" != 0 ] && capenv=(STARPU_LIMIT_CUDA_MEM=$cap) capfwd=(-x STARPU_LIMIT_CUDA_MEM)
+      for thr in "" --no-throttle; do
+        echo "# sweep n=$n limit_mb=$cap ${thr:-throttle}"
+        env STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_SCHED=dmdas "${capenv[@]}" timeout 300 \
+          "${mpirun_gpu[@]}" -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_SCHED "${capfwd[@]}" \
+          -np 1 starpu_gemm -M "$n" -N "$n" -K "$n" $thr --niter 3 --warmup 1 --csv
+      done
+    done
+  done
+}
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }
 stage_bench() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh"; }
 
