@@ -82,6 +82,8 @@ export STARPU_SCHED=${STARPU_SCHED:-dmdas}
 export STARPU_SIMGRID_CUDA_MALLOC_COST=${STARPU_SIMGRID_CUDA_MALLOC_COST:-0}
 export STARPU_LIMIT_CPU_MEM=${STARPU_LIMIT_CPU_MEM:-$(awk -v g="$host_mem_gb" 'BEGIN { printf "%d", g * 1e9 / 1048576 }')}
 export STARPU_SILENT=${STARPU_SILENT:-1}
+# starpu_smpirun takes TEST_LOGS (which make check sets) for StarPU's own test suite.
+unset TEST_LOGS
 echo "simulated: $nodes node(s) x $gpus GPU(s) ($label from $node), ${gbps} Gb/s ${lat_us} us network" >&2
 # Folded tiles are mapped in blocks of this size: one or a few per tile (SimGrid's default,
 # 1 MiB, passes the kernel's 65530 mappings with a few GB of tiles).
