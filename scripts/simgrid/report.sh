@@ -30,7 +30,7 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
 cat > "$base.gp" <<GP
 set terminal pngcairo size 1000,450 font ",10"
 set output "$(basename "$base").png"
-set multiplot layout 1,2 title "starpu\\\\_gemm simulated (StarPU+SimGrid, H200 models, 4 GPUs/node, 200 Gb/s)"
+set multiplot layout 1,2 title "starpu\\\\_gemm simulated (StarPU+SimGrid, H200 models; 1 node of 1-8 GPUs, then nodes of 4 GPUs over 200 Gb/s)"
 set logscale xy 2
 set xlabel "GPUs"; set ylabel "TFLOP/s"; set key top left; set grid
 one = system("awk '\$1 == \"strong\" && \$2 == 1 { print \$4 }' $(basename "$base").dat")
