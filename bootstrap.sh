@@ -4,17 +4,51 @@
 #   ./bootstrap.sh check                   set up, build, run the test suite (make check), then
 #                                          again under ASan+UBSan in ./build-sanitize
 #   ./bootstrap.sh build                   set up and build only
+#   ./bootstrap.sh simulate [sim options] [-- driver options]
+#                                          the driver on simulated nodes and GPUs (StarPU+SimGrid;
+#                                          scripts/simgrid/simulate.sh --help lists the options)
 # Setup installs missing Debian packages, builds StarPU 1.4.10 once into ~/.cache/starpu-gemm
-# (reused afterwards), and builds this project in ./build.
+# (reused afterwards), and builds this project in ./build (simulate: the simulated StarPU in
+# ~/.cache/starpu-gemm/starpu-1.4.10-simgrid and this project in ./build-simgrid).
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
 action=${1:-help}
 [ $# -gt 0 ] && shift
 
+# The simulated build (StarPU+SimGrid): packages, StarPU and build tree of their own, nothing
+# of ./build touched. SimGrid's MPI (smpicc) makes programs that only run under smpirun, so
+# configure cross-compiles. Run in a subshell: it changes PATH and PKG_CONFIG_PATH.
+build_simulated() {
+  export STARPU_GEMM_SIMGRID=1
+  scripts/install-deps.sh
+  scripts/install-starpu.sh
+  . scripts/paths.sh
+  if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+    autoreconf -fi > /dev/null 2>&1 || autoreconf -fi
+  fi
+  mkdir -p build-simgrid
+  (cd build-simgrid
+   if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
+     ../configure --quiet MPICC=smpicc LIBS=-lhwloc --disable-shared --enable-static \
+       --build=x86_64-pc-linux-gnu --host=x86_64-smpi-linux-gnu > configure.out 2>&1 ||
+       { cat configure.out; exit 1; }
+   fi
+   make -j"$(nproc)" drivers/starpu_gemm > /dev/null 2>&1 || make drivers/starpu_gemm)
+}
+
 case $action in
   run|check|build) ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  simulate)
+    build_simulated
+    if [ $# -eq 0 ]; then
+      # A small default: 4 nodes of 4 GPUs (H200 models) over 200 Gb/s.
+      set -- --nodes 4 --gpus 4 -- -M 32768 -N 32768 -K 32768 -P 2 -Q 2 --niter 1 --warmup 0
+    fi
+    echo "+ scripts/simgrid/simulate.sh $*"
+    exec scripts/simgrid/simulate.sh "$@"
+    ;;
+  *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 scripts/install-deps.sh
@@ -55,6 +89,12 @@ case $action in
       echo "$1: ${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     }
     status=0
+    # tests/simulate.sh runs the driver on simulated nodes (skipped without the simulated
+    # build): built here unless SIMULATE=0; the first time, about 10 minutes on 2 cores
+    # (SimGrid packages and the simulated StarPU, then cached in ~/.cache/starpu-gemm).
+    if [ "${SIMULATE:-1}" != 0 ]; then
+      (cd "$top" && build_simulated) || echo "warning: the simulated build failed: tests/simulate.sh will be skipped"
+    fi
     make check ${TESTS:+TESTS="$TESTS"} || status=$?
     lines=$(summary tests)
     # The CPU tests again with AddressSanitizer, LeakSanitizer and UBSan on our code, in a tree

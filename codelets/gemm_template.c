@@ -64,6 +64,11 @@ static struct starpu_codelet SG_ID(codelet_) = {
 #ifdef STARPU_USE_CUDA
 	.cuda_funcs = { SG_ID(cuda_gemm_) },
 	.cuda_flags = { STARPU_CUDA_ASYNC },
+#elif defined(STARPU_SIMGRID)
+	/* StarPU+SimGrid runs no kernel, it charges the model's time: a CUDA implementation only
+	 * has to exist for the simulated GPUs to get tasks (StarPU's own SimGrid examples). */
+	.cuda_funcs = { SG_ID(cpu_gemm_) },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
 #endif
 	.nbuffers = 3,
 	.modes = { STARPU_R, STARPU_R, STARPU_RW },

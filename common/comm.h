@@ -1,9 +1,11 @@
 /* Process-local matrices (STARPU_GEMM_COMM_LOCAL) make no MPI call at all, so that the one
  * call on host arrays works in programs that never initialise MPI: the few collectives the
- * library makes go through here, and are plain copies on a local communicator. */
+ * library makes go through here, and are plain copies on a local
+ * communicator. Under StarPU+SimGrid they go through StarPU-MPI instead (common/comm_sim.c). */
 #ifndef SG_COMM_H
 #define SG_COMM_H
 
+#include <stdlib.h>
 #include <string.h>
 #include <starpu_gemm.h>
 #include "common/errors.h"
@@ -13,6 +15,13 @@ static inline int sg_comm_is_local(MPI_Comm comm)
 	return comm == STARPU_GEMM_COMM_LOCAL;
 }
 
+#ifdef STARPU_SIMGRID
+void sg_sim_allgather(const void *mine, void *all, size_t bytes, MPI_Comm comm);
+void sg_sim_allreduce(const void *in, void *out, int count, size_t elem, MPI_Datatype type,
+                      MPI_Op op, MPI_Comm comm);
+void sg_sim_bcast(void *buf, size_t bytes, int root, MPI_Comm comm);
+#endif
+
 /* MPI_Allreduce of count elements of elem bytes each, or a copy on a local communicator. */
 static inline void sg_allreduce(const void *in, void *out, int count, size_t elem,
                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm)
@@ -20,7 +29,29 @@ static inline void sg_allreduce(const void *in, void *out, int count, size_t ele
 	if (sg_comm_is_local(comm))
 		memmove(out, in, (size_t)count * elem);
 	else
+#ifdef STARPU_SIMGRID
+		sg_sim_allreduce(in, out, count, elem, type, op, comm);
+#else
 		SG_MPI_FATAL(MPI_Allreduce(in, out, count, type, op, comm));
+#endif
+}
+
+/* How many ranks of comm share this rank's node. Under simulation every rank is a node of
+ * its own (starpu_smpirun gives each its own copy of the node's platform). */
+static inline int sg_ranks_on_node(MPI_Comm comm)
+{
+	if (sg_comm_is_local(comm))
+		return 1;
+#ifdef STARPU_SIMGRID
+	return 1;
+#else
+	MPI_Comm node;
+	int ranks_on_node = 1;
+	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_size(node, &ranks_on_node);
+	MPI_Comm_free(&node);
+	return ranks_on_node;
+#endif
 }
 
 /* The library's error policy for collective calls: every rank returns the same code (the

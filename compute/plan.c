@@ -78,14 +78,7 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
  * 256 GB GPU node it reported 13 GB, far below what the rank could use. */
 static size_t host_memory(MPI_Comm comm)
 {
-	MPI_Comm node;
-	int ranks_on_node = 1;
-	if (sg_comm_is_local(comm))
-		return (size_t)starpu_gemm_host_memory(1, NULL);
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	MPI_Comm_size(node, &ranks_on_node);
-	MPI_Comm_free(&node);
-	return (size_t)starpu_gemm_host_memory(ranks_on_node, NULL);
+	return (size_t)starpu_gemm_host_memory(sg_ranks_on_node(comm), NULL);
 }
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */

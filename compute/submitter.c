@@ -1,28 +1,38 @@
 #include <errno.h>
-#include <pthread.h>
+#include <starpu.h>
+#ifdef STARPU_SIMGRID
+#include <simgrid/actor.h>
+#endif
 #include "compute/submitter.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t posted = PTHREAD_COND_INITIALIZER, finished = PTHREAD_COND_INITIALIZER;
+/* StarPU's thread API: under StarPU+SimGrid the submission thread must be a simulated actor
+ * (a real thread could not submit tasks to simulated workers); elsewhere, plain pthreads. */
+static starpu_pthread_mutex_t lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_cond_t posted = STARPU_PTHREAD_COND_INITIALIZER,
+                             finished = STARPU_PTHREAD_COND_INITIALIZER;
 static struct sg_job *head, *tail;
 static int started;
 
 static void *submission_thread(void *unused)
 {
 	(void)unused;
-	pthread_mutex_lock(&lock);
+#ifdef STARPU_SIMGRID
+	/* Never stopped: SimGrid must not wait for it when the simulated process ends. */
+	sg_actor_daemonize(sg_actor_self());
+#endif
+	starpu_pthread_mutex_lock(&lock);
 	for (;;) {
 		while (!head)
-			pthread_cond_wait(&posted, &lock);
+			starpu_pthread_cond_wait(&posted, &lock);
 		struct sg_job *job = head;
-		pthread_mutex_unlock(&lock);
+		starpu_pthread_mutex_unlock(&lock);
 		job->run(job->arg);
-		pthread_mutex_lock(&lock);
+		starpu_pthread_mutex_lock(&lock);
 		head = job->next;
 		if (!head)
 			tail = NULL;
 		job->done = 1;
-		pthread_cond_broadcast(&finished);
+		starpu_pthread_cond_broadcast(&finished);
 	}
 	return NULL;
 }
@@ -31,16 +41,16 @@ int sg_submitter_post(struct sg_job *job)
 {
 	job->done = 0;
 	job->next = NULL;
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	if (!started) {
-		pthread_t id;
+		starpu_pthread_t id;
 		/* Detached and never stopped: it sleeps on the condition between products, and
 		 * holds nothing a process exit must release. */
-		if (pthread_create(&id, NULL, submission_thread, NULL) != 0) {
-			pthread_mutex_unlock(&lock);
+		if (starpu_pthread_create(&id, NULL, submission_thread, NULL) != 0) {
+			starpu_pthread_mutex_unlock(&lock);
 			return -EAGAIN;
 		}
-		pthread_detach(id);
+		starpu_pthread_detach(id);
 		started = 1;
 	}
 	if (tail)
@@ -48,15 +58,15 @@ int sg_submitter_post(struct sg_job *job)
 	else
 		head = job;
 	tail = job;
-	pthread_cond_signal(&posted);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_cond_signal(&posted);
+	starpu_pthread_mutex_unlock(&lock);
 	return 0;
 }
 
 void sg_submitter_wait(struct sg_job *job)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	while (!job->done)
-		pthread_cond_wait(&finished, &lock);
-	pthread_mutex_unlock(&lock);
+		starpu_pthread_cond_wait(&finished, &lock);
+	starpu_pthread_mutex_unlock(&lock);
 }

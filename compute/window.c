@@ -1,6 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <starpu.h>
 #include "common/threads.h"
 #include "compute/window.h"
 
@@ -9,9 +9,11 @@ struct chunk_ref {
 	int64_t pending;     /* local tasks of this chunk not finished yet */
 };
 
+/* StarPU's thread API: real pthreads, or SimGrid's under simulation, where the submission
+ * thread is a simulated actor and its waits take simulated time. */
 struct sg_window {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t cond;
 	int lookahead, nslots, progress;
 	struct chunk_ref *slots; /* chunk z uses slot z mod nslots */
 	int64_t current;         /* index of the chunk being submitted */
@@ -38,8 +40,8 @@ struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected
 	}
 	for (int s = 0; s < w->nslots; s++)
 		w->slots[s].w = w;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	starpu_pthread_mutex_init(&w->lock, NULL);
+	starpu_pthread_cond_init(&w->cond, NULL);
 	w->progress = progress;
 	w->expected = expected_tasks;
 	w->sampler = sampler;
@@ -53,8 +55,8 @@ void sg_window_destroy(struct sg_window *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->cond);
+	starpu_pthread_mutex_destroy(&w->lock);
+	starpu_pthread_cond_destroy(&w->cond);
 	free(w->slots);
 	free(w);
 }
@@ -64,18 +66,18 @@ void sg_window_destroy(struct sg_window *w)
 static void wait_a_little(struct sg_window *w)
 {
 	if (w->sampler) {
-		pthread_mutex_unlock(&w->lock);
+		starpu_pthread_mutex_unlock(&w->lock);
 		w->sampler(w->sampler_arg);
-		pthread_mutex_lock(&w->lock);
+		starpu_pthread_mutex_lock(&w->lock);
 	}
-	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_nsec += w->sampler ? 1000000 : 100000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-	pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
+#ifdef STARPU_SIMGRID
+	/* Every task end broadcasts, so an untimed wait still samples and reports at each. Timed
+	 * waits here made SimGrid 3.32 declare a deadlock mid-product (seen on a 1-GPU run). */
+	starpu_pthread_cond_wait(&w->cond, &w->lock);
+#else
+	struct timespec deadline = sg_deadline(w->sampler ? 1e-3 : 0.1);
+	starpu_pthread_cond_timedwait(&w->cond, &w->lock, &deadline);
+#endif
 	if (w->progress && w->expected > 0 && sg_now() - w->last_progress >= 1.0) {
 		fprintf(stderr, "starpu_gemm: progress %5.1f%% (%lld of %lld tasks on rank 0)\n",
 		        100.0 * w->done / w->expected, (long long)w->done, (long long)w->expected);
@@ -85,7 +87,7 @@ static void wait_a_little(struct sg_window *w)
 
 void *sg_window_begin_chunk(struct sg_window *w, int64_t index)
 {
-	pthread_mutex_lock(&w->lock);
+	starpu_pthread_mutex_lock(&w->lock);
 	/* Chunks up to index-lookahead-1 must be done; chunk index-nslots shares our slot, and
 	 * is older, so it is covered. */
 	for (int64_t old = index - w->lookahead - 1; old >= 0 && old >= index - w->nslots; old--)
@@ -93,35 +95,35 @@ void *sg_window_begin_chunk(struct sg_window *w, int64_t index)
 			wait_a_little(w);
 	w->current = index;
 	struct chunk_ref *ref = &w->slots[index % w->nslots];
-	pthread_mutex_unlock(&w->lock);
+	starpu_pthread_mutex_unlock(&w->lock);
 	return ref;
 }
 
 void sg_window_add_task(struct sg_window *w)
 {
-	pthread_mutex_lock(&w->lock);
+	starpu_pthread_mutex_lock(&w->lock);
 	w->slots[w->current % w->nslots].pending++;
 	w->submitted++;
-	pthread_mutex_unlock(&w->lock);
+	starpu_pthread_mutex_unlock(&w->lock);
 }
 
 void sg_window_task_done(void *chunk_ref)
 {
 	struct chunk_ref *ref = chunk_ref;
 	struct sg_window *w = ref->w;
-	pthread_mutex_lock(&w->lock);
+	starpu_pthread_mutex_lock(&w->lock);
 	ref->pending--;
 	w->done++;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	starpu_pthread_cond_broadcast(&w->cond);
+	starpu_pthread_mutex_unlock(&w->lock);
 }
 
 void sg_window_drain(struct sg_window *w)
 {
-	pthread_mutex_lock(&w->lock);
+	starpu_pthread_mutex_lock(&w->lock);
 	while (w->done < w->submitted)
 		wait_a_little(w);
-	pthread_mutex_unlock(&w->lock);
+	starpu_pthread_mutex_unlock(&w->lock);
 }
 
 int64_t sg_window_tasks(const struct sg_window *w)

@@ -4,7 +4,6 @@
 #ifndef SG_WINDOW_H
 #define SG_WINDOW_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 struct sg_window;

@@ -47,6 +47,15 @@ struct tile_source {
 	void *addr_arg;
 };
 
+/* Tiles the library allocates are pinned (transfers to GPUs are asynchronous DMA). Under
+ * StarPU+SimGrid no result is computed: they are folded (every tile maps the same few physical
+ * pages), so a simulated node of any size fits in this machine's memory. */
+#ifdef STARPU_SIMGRID
+#define TILE_MALLOC_FLAGS (STARPU_MALLOC_PINNED | STARPU_MALLOC_SIMULATION_FOLDED)
+#else
+#define TILE_MALLOC_FLAGS STARPU_MALLOC_PINNED
+#endif
+
 static void free_desc(struct starpu_gemm_desc *d)
 {
 	if (!d)
@@ -54,7 +63,7 @@ static void free_desc(struct starpu_gemm_desc *d)
 	if (d->tiles && !d->user_memory) {
 		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
 			if (d->tiles[t])
-				starpu_free_noflag(d->tiles[t], sg_desc_tile_bytes(d, t));
+				starpu_free_flags(d->tiles[t], sg_desc_tile_bytes(d, t), TILE_MALLOC_FLAGS);
 	}
 	free(d->tiles);
 	free(d->lds);
@@ -81,8 +90,8 @@ static int compute_owners(struct starpu_gemm_desc *d)
 	return 0;
 }
 
-/* The memory of owned tile t: allocated (pinned, starpu_malloc, so transfers to GPUs are
- * asynchronous DMA), a sub-block of the caller's array, or the caller callback's answer. */
+/* The memory of owned tile t: allocated (TILE_MALLOC_FLAGS), a sub-block of the caller's
+ * array, or the caller callback's answer. */
 static int locate_tile(struct starpu_gemm_desc *d, const struct tile_source *src, int64_t t)
 {
 	int i = (int)(t % d->mt), j = (int)(t / d->mt);
@@ -91,7 +100,7 @@ static int locate_tile(struct starpu_gemm_desc *d, const struct tile_source *src
 	switch (src->kind) {
 	case SOURCE_ALLOC:
 		d->lds[t] = rows;
-		if (starpu_malloc(&d->tiles[t], bytes) != 0 || !d->tiles[t]) {
+		if (starpu_malloc_flags(&d->tiles[t], bytes, TILE_MALLOC_FLAGS) != 0 || !d->tiles[t]) {
 			d->tiles[t] = NULL;
 			fprintf(stderr, "starpu_gemm: rank %d cannot allocate tile (%d,%d) (%zu bytes)\n",
 			        d->rank, i, j, bytes);
@@ -248,6 +257,12 @@ static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t 
 {
 	if (desc)
 		*desc = NULL;
+#ifdef STARPU_SIMGRID
+	/* The copies StarPU makes in host memory (tiles received from other ranks) are folded
+	 * too: StarPU's default flags for main memory, plus folding. */
+	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED |
+	                                        STARPU_MALLOC_COUNT | STARPU_MALLOC_SIMULATION_FOLDED);
+#endif
 	int rank = 0, nranks = 1;
 	if (!sg_comm_is_local(comm)) {
 		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));

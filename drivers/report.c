@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "drivers/report.h"
+#include "drivers/collectives.h"
 #include "drivers/resources.h"
 
 /* StarPU's global scheduling context, the one starpu_init creates (STARPU_GLOBAL_SCHED_CTX
@@ -39,12 +40,11 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	int mine[3] = { (int)starpu_cpu_worker_get_count(), (int)starpu_cuda_worker_get_count(),
 	                (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM) };
 	int *all = rep->rank == 0 ? malloc(3 * sizeof(int) * (size_t)rep->nranks) : NULL;
-	MPI_Gather(mine, 3, MPI_INT, all, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	sg_driver_gather(mine, all, (int)sizeof(mine), MPI_COMM_WORLD);
 	char binding[SG_BINDING_TEXT], *bindings = rep->rank == 0 ?
 		malloc(SG_BINDING_TEXT * (size_t)rep->nranks) : NULL;
 	workers_binding(binding);
-	MPI_Gather(binding, SG_BINDING_TEXT, MPI_CHAR, bindings, SG_BINDING_TEXT, MPI_CHAR, 0,
-	           MPI_COMM_WORLD);
+	sg_driver_gather(binding, bindings, SG_BINDING_TEXT, MPI_COMM_WORLD);
 	for (int r = 0; all && r < rep->nranks; r++) {
 		rep->ncpu += all[3 * r];
 		rep->ncuda += all[3 * r + 1];
@@ -113,7 +113,8 @@ static void sum_bytes(const struct starpu_gemm_plan *pl, const double measured[S
 	double mine[SG_REPORT_BYTES] = { measured[0], measured[1], measured[2], measured[3],
 	                                 pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
 	                                 pl->mpi_recv_bytes };
-	MPI_Reduce(mine, sums, SG_REPORT_BYTES, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	sg_driver_allreduce(mine, sums, SG_REPORT_BYTES, sizeof(double), MPI_DOUBLE, MPI_SUM,
+	             MPI_COMM_WORLD);
 }
 
 void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/resources.h"
+#include "drivers/collectives.h"
 #include <starpu_gemm.h>
 
 /* Every distribution the driver offers owns a product set of tiles that repeats every nranks
@@ -64,11 +65,22 @@ const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
 	return buf;
 }
 
+/* Under StarPU+SimGrid every rank is a simulated node of its own (common/comm.h). */
 MPI_Comm sg_driver_host_comm(void)
 {
+#ifdef STARPU_SIMGRID
+	return MPI_COMM_SELF;
+#else
 	MPI_Comm host;
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
 	return host;
+#endif
+}
+
+void sg_driver_host_comm_free(MPI_Comm *host)
+{
+	if (*host != MPI_COMM_SELF)
+		MPI_Comm_free(host);
 }
 
 int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm host, char *err,
@@ -78,7 +90,7 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm h
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(host, &host_ranks);
 	double need = sg_driver_owned_bytes(opts, rank), host_need = 0;
-	MPI_Allreduce(&need, &host_need, 1, MPI_DOUBLE, MPI_SUM, host);
+	sg_driver_allreduce(&need, &host_need, 1, sizeof(double), MPI_DOUBLE, MPI_SUM, host);
 
 	/* A per-process limit (STARPU_LIMIT_CPU_MEM) bounds each rank; otherwise the node's ranks
 	 * share its available memory, however unevenly they own tiles. */

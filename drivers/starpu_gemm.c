@@ -17,6 +17,8 @@
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
+#include "drivers/collectives.h"
+#include "common/threads.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -32,12 +34,12 @@ static int say_first(const char *text, const char *kind)
 {
 	char message[512] = "";
 	int mine = text && *text ? rank : nranks, first;
-	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	sg_driver_allreduce(&mine, &first, 1, sizeof(int), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (first == nranks)
 		return 0;
 	if (rank == first)
 		snprintf(message, sizeof(message), "%s", text);
-	MPI_Bcast(message, sizeof(message), MPI_CHAR, first, MPI_COMM_WORLD);
+	sg_driver_bcast(message, (int)sizeof(message), first, MPI_COMM_WORLD);
 	if (rank == 0) {
 		fprintf(stderr, "starpu_gemm: %s: %s\n", kind, message);
 		fflush(stderr);
@@ -124,7 +126,8 @@ static void settle_tile(struct sg_driver_options *opts)
 {
 	if (!opts->tile) {
 		int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
-		MPI_Allreduce(&ncuda, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN,
+		                    MPI_COMM_WORLD);
 		opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
 	}
 	/* A tile larger than every dimension of this size holds the whole matrix: the same run
@@ -298,12 +301,12 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		int timed = iter >= 1;
 		if (timed)
 			sg_traffic_begin(&traffic);
-		MPI_Barrier(MPI_COMM_WORLD);
-		double start = MPI_Wtime();
+		sg_driver_barrier(MPI_COMM_WORLD);
+		double start = sg_now();
 		struct starpu_gemm_stats stats;
 		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
-		MPI_Barrier(MPI_COMM_WORLD);
-		double seconds = MPI_Wtime() - start;
+		sg_driver_barrier(MPI_COMM_WORLD);
+		double seconds = sg_now() - start;
 		if (timed)
 			sg_traffic_end(&traffic);
 		if (ret)
@@ -383,10 +386,32 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	return status;
 }
 
+/* MPI is the driver's to start and to end, except under SMPI (StarPU+SimGrid), where
+ * StarPU-MPI's thread initialised it before this main started as a simulated actor, and
+ * starpu_mpi_shutdown finalises it. Returns the thread level. */
+static int start_mpi(int *argc, char ***argv)
+{
+	int provided = MPI_THREAD_MULTIPLE;
+#ifdef STARPU_SIMGRID
+	/* This actor then answers MPI_Comm_rank and MPI_Comm_size as its rank; its collectives
+	 * go through StarPU-MPI (common/comm.h). */
+	SMPI_thread_create();
+#else
+	MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+#endif
+	return provided;
+}
+
+static void end_mpi(void)
+{
+#ifndef STARPU_SIMGRID
+	MPI_Finalize();
+#endif
+}
+
 int main(int argc, char **argv)
 {
-	int provided;
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	int provided = start_mpi(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
@@ -396,12 +421,12 @@ int main(int argc, char **argv)
 	case SG_OPTIONS_HELP:
 		if (rank == 0)
 			sg_options_usage(stdout, "starpu_gemm");
-		MPI_Finalize();
+		end_mpi();
 		return EXIT_OK;
 	case SG_OPTIONS_ERROR:
 		if (rank == 0)
 			fprintf(stderr, "starpu_gemm: error: %s\n", err);
-		MPI_Finalize();
+		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	if (provided < MPI_THREAD_SERIALIZED && rank == 0)
@@ -414,11 +439,18 @@ int main(int argc, char **argv)
 	char notice[512];
 	sg_preflight(notice, sizeof(notice), err, sizeof(err));
 	if (agree_on_error(err)) {
-		MPI_Finalize();
+		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	say_first(notice, "notice");
 
+#ifdef STARPU_SIMGRID
+	/* StarPU+SimGrid charges each task its model's time and computes nothing. */
+	if (opts.check && rank == 0)
+		fprintf(stderr, "starpu_gemm: simulated run (StarPU+SimGrid): no result is computed, "
+		        "--check skipped\n");
+	opts.check = 0;
+#endif
 	single_threaded_blas();
 	MPI_Comm host = sg_driver_host_comm();
 	int started = 0;
@@ -426,8 +458,8 @@ int main(int argc, char **argv)
 	if (agree_on_error(err)) {
 		if (started)
 			stop_starpu();
-		MPI_Comm_free(&host);
-		MPI_Finalize();
+		sg_driver_host_comm_free(&host);
+		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
@@ -442,8 +474,8 @@ int main(int argc, char **argv)
 		if (size_status > status)
 			status = size_status;
 	}
-	MPI_Comm_free(&host);
+	sg_driver_host_comm_free(&host);
 	stop_starpu();
-	MPI_Finalize();
+	end_mpi();
 	return status;
 }

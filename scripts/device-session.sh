@@ -19,6 +19,9 @@
 #              then bench/tensor.sh (ceilings, link rates, BF16/FP16 n=65536 with and without
 #              STARPU_LIMIT_CUDA_MEM=16384, TF32 n=49152, each against its roofline bound);
 #              TENSOR_TESTS=0 skips the tests
+#   sweep      1-GPU DGEMM at n in SWEEP_N [8192 16384 32768 49152 61440], throttled and not,
+#              GPU memory capped (8 GiB) and not, 3 timed runs each (--csv): the measurements
+#              the simulation (scripts/simgrid/validate.sh) is scored against
 # Environment: BUNDLE [./bundle], OUT [./device-results] (stage logs, and results.tar.gz with
 #   them, the benchmark's results and StarPU's perf models and bus calibration),
 #   SG_NODE_MEM_GIB (set it on VMs whose MemTotal starts low: each rank may then use 85% of
@@ -113,6 +116,21 @@ stage_tensor() {
     STARPU_NCUDA=1 top_srcdir=$sg top_builddir=$sg/build GPU_TENSOR_ONLY=1 "$sg/tests/gpu.sh"
   fi
   STARPU_NCUDA=1 RESULTS=$out/bench BUILD=$sg/build "$sg/bench/tensor.sh"
+}
+stage_sweep() {
+  local n cap thr capenv capfwd
+  for n in ${SWEEP_N:-8192 16384 32768 49152 61440}; do
+    for cap in 0 8192; do
+      capenv=() capfwd=()
+      [ "$cap" != 0 ] && capenv=(STARPU_LIMIT_CUDA_MEM=$cap) capfwd=(-x STARPU_LIMIT_CUDA_MEM)
+      for thr in "" --no-throttle; do
+        echo "# sweep n=$n limit_mb=$cap ${thr:-throttle}"
+        env STARPU_NCUDA=1 STARPU_NCPU=0 STARPU_SCHED=dmdas "${capenv[@]}" timeout 300 \
+          "${mpirun_gpu[@]}" -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_SCHED "${capfwd[@]}" \
+          -np 1 starpu_gemm -M "$n" -N "$n" -K "$n" $thr --niter 3 --warmup 1 --csv
+      done
+    done
+  done
 }
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }
 stage_bench() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh"; }

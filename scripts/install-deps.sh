@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(build-essential libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev pkg-config
           autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl
           valgrind libblas-test python3-numpy scalapack-mpi-test)
+# The simulated build (./bootstrap.sh simulate): SimGrid's SMPI, and xsltproc for starpu_smpirun.
+[ "${STARPU_GEMM_SIMGRID:-0}" = 1 ] && packages+=(libsimgrid-dev xsltproc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build StarPU 1.4.10 from Debian's source package into a fixed prefix outside the clone,
 # once: a stamp records version + options, so a second setup reuses the install at once.
-#   STARPU_GEMM_DEPS  where deps live (default ~/.cache/starpu-gemm); the prefix is printed.
+#   STARPU_GEMM_DEPS     where deps live (default ~/.cache/starpu-gemm); the prefix is printed.
+#   STARPU_GEMM_SIMGRID  1: the simulated StarPU (StarPU+SimGrid, needs libsimgrid-dev and
+#                        xsltproc) into its own prefix, starpu-1.4.10-simgrid (scripts/paths.sh).
 set -euo pipefail
 
 version=1.4.10
@@ -16,7 +18,13 @@ options=(--prefix="$prefix" --enable-mpi --enable-maxcpus=256 --enable-maxcudade
          --disable-build-doc --disable-build-examples --disable-build-tests
          --disable-opencl --disable-fortran --disable-socl --disable-starpufft
          --disable-starpupy --disable-hip)
-if [ -x "$cuda_dir/bin/nvcc" ]; then
+build_dir=build
+if [ "${STARPU_GEMM_SIMGRID:-0}" = 1 ]; then
+  # SimGrid simulates the CUDA devices (StarPU refuses real CUDA with it) and, with MPI,
+  # links statically only; maxcpus/maxcudadev are the simulated node's, not this machine's.
+  options+=(--enable-simgrid --disable-shared --disable-cuda)
+  build_dir=build-simgrid
+elif [ -x "$cuda_dir/bin/nvcc" ]; then
   options+=(--enable-cuda --with-cuda-dir="$cuda_dir")
 else
   options+=(--disable-cuda)
@@ -45,16 +53,21 @@ fi
 cd "starpu-$version+dfsg"
 
 # CUDA 13 removed cudaDeviceProp::computeMode: ask the runtime for the attribute instead.
+# The helper is compiled only with real CUDA (a SimGrid or CPU build has no cuda_runtime.h);
+# a tree patched before that guard existed gets it added.
 for f in src/drivers/cuda/driver_cuda.c src/drivers/cuda/driver_cuda1.c; do
   [ -f "$f" ] || continue
   perl -0pi -e 's/props\[devid\]\.computeMode/starpu_gemm_compute_mode(devid)/g' "$f"
   if grep -q 'starpu_gemm_compute_mode(devid)' "$f" && ! grep -q 'static int starpu_gemm_compute_mode' "$f"; then
-    perl -0pi -e 's/(#include <core\/debug.h>\n)/$1\n\/* CUDA 13 dropped cudaDeviceProp::computeMode. *\/\nstatic int starpu_gemm_compute_mode(int dev)\n{\n\tint mode = cudaComputeModeDefault;\n\tif (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev) != cudaSuccess)\n\t\tmode = cudaComputeModeDefault;\n\treturn mode;\n}\n/' "$f"
+    perl -0pi -e 's/(#include <core\/debug.h>\n)/$1\n\/* CUDA 13 dropped cudaDeviceProp::computeMode. *\/\n#ifdef STARPU_USE_CUDA\nstatic int starpu_gemm_compute_mode(int dev)\n{\n\tint mode = cudaComputeModeDefault;\n\tif (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev) != cudaSuccess)\n\t\tmode = cudaComputeModeDefault;\n\treturn mode;\n}\n#endif\n/' "$f"
+  fi
+  if grep -q 'static int starpu_gemm_compute_mode' "$f" && ! grep -B1 'static int starpu_gemm_compute_mode' "$f" | grep -q STARPU_USE_CUDA; then
+    perl -0pi -e 's/(static int starpu_gemm_compute_mode\(int dev\)\n\{.*?\n\}\n)/#ifdef STARPU_USE_CUDA\n$1#endif\n/s' "$f"
   fi
 done
 
 [ -x configure ] || ./autogen.sh
-mkdir -p build && cd build
+mkdir -p "$build_dir" && cd "$build_dir"
 ../configure "${options[@]}" > configure.log 2>&1 || { tail -30 configure.log; exit 1; }
 make -j"$(nproc)" > make.log 2>&1 || { grep -B2 -A5 -m5 'error' make.log; exit 1; }
 make install > install.log 2>&1

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Predictions for the machines we cannot rent: the driver simulated (StarPU+SimGrid, H200
+# models, scripts/simgrid/simulate.sh) on 1 node of 1-8 GPUs and on 2x2, 4x4 and 8x8 nodes of
+# 4 GPUs over 200 Gb/s, strong scaling (one n) and weak scaling (n growing with the square
+# root of the GPU count: the same memory per GPU). Writes RESULTS/sim-predictions.csv (one row
+# per case: the driver's CSV columns after the case's), .gp and .png (gnuplot).
+#   scripts/simgrid/predict.sh           (after ./bootstrap.sh simulate)
+# Environment: RESULTS [bench/results], STRONG_N [65536], WEAK_N [16384: n on one node of 4
+# GPUs], CASES (lines "kind nodes gpus_per_node P Q n" replacing the list below).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${RESULTS:-$top/bench/results}
+strong=${STRONG_N:-65536} weak=${WEAK_N:-16384}
+default_cases="strong 1 1 1 1 $strong
+strong 1 2 1 1 $strong
+strong 1 4 1 1 $strong
+strong 1 8 1 1 $strong
+strong 4 4 2 2 $strong
+strong 16 4 4 4 $strong
+strong 64 4 8 8 $strong
+weak 1 4 1 1 $weak
+weak 4 4 2 2 $((weak * 2))
+weak 16 4 4 4 $((weak * 4))
+weak 64 4 8 8 $((weak * 8))"
+csv=$out/sim-predictions.csv
+header=
+while read -r kind nodes gpus P Q n; do
+  [ -n "$kind" ] || continue
+  start=$SECONDS
+  rows=$(cd "$top" && nice scripts/simgrid/simulate.sh --nodes "$nodes" --gpus "$gpus" -- \
+         -M "$n" -N "$n" -K "$n" -P "$P" -Q "$Q" --niter 1 --warmup 0 --csv 2> "$out/.predict.err")
+  row=$(printf '%s\n' "$rows" | grep -v '^iter,' | grep '^1,' | head -1)
+  if [ -z "$header" ]; then
+    header=$(printf '%s\n' "$rows" | grep '^iter,' | head -1)
+    [ -n "$header" ] && echo "kind,nodes,gpus_per_node,gpus,sim_wall_s,$header" > "$csv"
+  fi
+  if [ -z "$row" ]; then
+    echo "FAILED: $kind $nodes x $gpus n=$n:" >&2
+    tail -5 "$out/.predict.err" >&2
+    continue
+  fi
+  echo "$kind,$nodes,$gpus,$((nodes * gpus)),$((SECONDS - start)),$row" >> "$csv"
+  printf '%s\n' "$row" | awk -F, -v k="$kind" -v N="$nodes" -v G="$gpus" -v n="$n" \
+    '{ printf "%-6s %2d node(s) x %d GPU(s)  n=%-6d %8.1f TFLOP/s\n", k, N, G, n, $22 / 1000 }'
+done <<< "${CASES:-$default_cases}"
+rm -f "$out/.predict.err"
+[ -s "$csv" ] || { echo "predict.sh: no case ran" >&2; exit 1; }
+"$top/scripts/simgrid/report.sh" "$csv"

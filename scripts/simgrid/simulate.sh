@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Run starpu_gemm in simulation (StarPU+SimGrid): N nodes of G simulated GPUs, each GPU's
+# tile GEMMs taking the time the calibrated node's performance models say, each copy the
+# time the node's buses and the network take. Nothing is computed.
+#   scripts/simgrid/simulate.sh [options] [--] [driver options]
+# Options (defaults in brackets):
+#   --node DIR       calibrated node, perfmodels/LABEL [perfmodels/h200]
+#   --gpus G         GPUs per node [1];  --nodes N  nodes, one rank each [1]
+#   --net-gbps B     network bandwidth per node, Gb/s [200];  --net-lat-us L  latency [2]
+#   --h2d GBS, --d2h GBS, --nvlink GBS, --host-links separate|paired, --starpu-bus
+#                    node bus settings: scripts/simgrid/node.py --help (where each comes from)
+#   --host-mem-gb M  host memory per rank, GB [109.5: what the H200 node's runs reported]
+#   --keep DIR       keep the generated platform and models in DIR
+# Environment: BUILD [build-simgrid] (the simulated build), VERBOSE=1 (SimGrid's own lines),
+# and any STARPU_* setting (STARPU_SCHED [dmdas], STARPU_LIMIT_CUDA_MEM, ...).
+# Example, 16 nodes of 4 GPUs over 200 Gb/s:
+#   scripts/simgrid/simulate.sh --nodes 16 --gpus 4 -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+node=$top/perfmodels/h200 gpus=1 nodes=1 gbps=200 lat_us=2 host_mem_gb=109.5 keep=
+node_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --node) node=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    --net-gbps) gbps=$2; shift 2 ;;
+    --net-lat-us) lat_us=$2; shift 2 ;;
+    --host-mem-gb) host_mem_gb=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    --h2d|--d2h|--nvlink|--host-links) node_args+=("$1" "$2"); shift 2 ;;
+    --starpu-bus) node_args+=("$1"); shift ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    --) shift; break ;;
+    *) break ;;
+  esac
+done
+build=${BUILD:-$top/build-simgrid}
+case $build in /*) ;; *) build=$top/$build ;; esac
+driver=$build/drivers/starpu_gemm
+export STARPU_GEMM_SIMGRID=1
+. "$top/scripts/paths.sh"
+smpirun=$STARPU_PREFIX/bin/starpu_smpirun
+for f in "$driver" "$smpirun"; do
+  [ -x "$f" ] || { echo "simulate.sh: $f not found: run ./bootstrap.sh simulate first" >&2; exit 2; }
+done
+[[ $gpus =~ ^[0-9]+$ && $nodes =~ ^[0-9]+$ && $gpus -ge 1 && $nodes -ge 1 ]] ||
+  { echo "simulate.sh: --gpus and --nodes must be positive integers" >&2; exit 2; }
+
+run=$(mktemp -d)
+trap 'rm -rf "$run"' EXIT
+# The simulated node: its platform and the calibrated models, in a folder of its own (StarPU
+# may write there; the committed models stay as they are).
+label=$(python3 "$top/scripts/simgrid/node.py" --from "$node" --gpus "$gpus" --out "$run/models" \
+        "${node_args[@]}") || exit 2
+# The cluster: one host per node, each with its own link to a non-blocking switch
+# (bandwidth and latency: --net-gbps, --net-lat-us; the backbone is assumed never to limit).
+bw=$(awk -v g="$gbps" 'BEGIN { printf "%.6f", g / 8 }')
+bb=$(awk -v g="$gbps" -v n="$nodes" 'BEGIN { printf "%.6f", g / 8 * n }')
+cat > "$run/cluster.xml" <<XML
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM 'http://simgrid.gforge.inria.fr/simgrid/simgrid.dtd'>
+<platform version="4">
+<AS id="AS0" routing="Full">
+  <cluster id="nodes" prefix="node" suffix="" radical="0-$((nodes - 1))" speed="1Gf"
+           bw="${bw}GBps" lat="${lat_us}us" bb_bw="${bb}GBps" bb_lat="0us"/>
+</AS>
+</platform>
+XML
+for ((i = 0; i < nodes; i++)); do echo "node$i"; done > "$run/hosts"
+[ -n "$keep" ] && { mkdir -p "$keep"; cp -r "$run"/. "$keep"/; }
+
+export STARPU_PERF_MODEL_DIR=$run/models STARPU_HOSTNAME=$label
+# Every simulated GPU uses GPU 0's measurements (the calibrated node has one).
+export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
+export STARPU_NCUDA=${STARPU_NCUDA:-$gpus} STARPU_NCPU=${STARPU_NCPU:-0}
+export STARPU_SCHED=${STARPU_SCHED:-dmdas}
+# StarPU charges a simulated cudaHostAlloc (0.65 ms per MiB) for each buffer it receives
+# from MPI unless told not to: real StarPU reuses its pinned buffers, and a real run of 2
+# ranks on 2 GPUs reached 0.95 x peak (bench/results/gpu-h200x2-20261124-table.txt), which
+# that cost (4-7x slower) contradicts.
+export STARPU_SIMGRID_CUDA_MALLOC_COST=${STARPU_SIMGRID_CUDA_MALLOC_COST:-0}
+export STARPU_LIMIT_CPU_MEM=${STARPU_LIMIT_CPU_MEM:-$(awk -v g="$host_mem_gb" 'BEGIN { printf "%d", g * 1e9 / 1048576 }')}
+export STARPU_SILENT=${STARPU_SILENT:-1}
+# starpu_smpirun takes TEST_LOGS (which make check sets) for StarPU's own test suite.
+unset TEST_LOGS
+echo "simulated: $nodes node(s) x $gpus GPU(s) ($label from $node), ${gbps} Gb/s ${lat_us} us network" >&2
+# Folded tiles are mapped in blocks of this size: one or a few per tile (SimGrid's default,
+# 1 MiB, passes the kernel's 65530 mappings with a few GB of tiles).
+sg_cfg=(--cfg=smpi/shared-malloc-blocksize:${SG_FOLD_BLOCK:-33554432})
+cd "$run"
+if [ "${VERBOSE:-0}" = 1 ]; then
+  "$smpirun" -platform cluster.xml -hostfile hosts -np "$nodes" "$driver" "$@" "${sg_cfg[@]}"
+  exit $?
+fi
+# SimGrid's configuration and shutdown lines (and the backtrace of the submission actor it
+# kills at the end) are noise here.
+"$smpirun" -platform cluster.xml -hostfile hosts -np "$nodes" "$driver" "$@" "${sg_cfg[@]}" > out.txt 2>&1
+status=$?
+grep -v -e '^\[[0-9.]*\] \[' -e '^Backtrace (displayed' -e '^  -> ' -e 'simgrid_update_xml' \
+     -e '^$' -e 'MPI_THREAD_SINGLE; MPI does not have multi-thread' -e '^\[starpu_comm_stats' out.txt
+if grep -q 'Deadlock detected\|Execution failed' out.txt; then
+  grep 'Deadlock detected\|Execution failed' out.txt >&2
+  [ "$status" = 0 ] && status=1
+fi
+exit $status
