@@ -7,6 +7,7 @@
 #include <string.h>
 #include <hwloc.h>
 #include <starpu_gemm.h>
+#include <starpu_config.h>
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -220,7 +221,14 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 	int gpu = gpu_present();
 	if (!env_set("STARPU_SCHED"))
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
+#ifdef STARPU_SIMGRID
+	/* Simulated CPUs: nothing to bind, and the application's collectives are not delivered
+	 * under SMPI (common/comm.h). */
+	(void)bind_cores;
+	int cores = 0;
+#else
 	int cores = bind_cores(conf, comm);
+#endif
 	if (env_set("STARPU_NCPU") || cores == 0)
 		return 0;
 	if (gpu) {

@@ -438,11 +438,22 @@ int main(int argc, char **argv)
 	 * no rank repairs a file another rank's StarPU is writing. */
 	char notice[512];
 	sg_preflight(notice, sizeof(notice), err, sizeof(err));
+#ifdef STARPU_SIMGRID
+	/* The simulated collectives need StarPU-MPI running: every simulated rank has the same
+	 * environment, so each decides alone and the first says it. */
+	if (rank == 0 && (*err || *notice))
+		fprintf(stderr, "starpu_gemm: %s: %s\n", *err ? "error" : "notice", *err ? err : notice);
+	if (*err) {
+		end_mpi();
+		return EXIT_BAD_INPUT;
+	}
+#else
 	if (agree_on_error(err)) {
 		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
 	say_first(notice, "notice");
+#endif
 
 #ifdef STARPU_SIMGRID
 	/* StarPU+SimGrid charges each task its model's time and computes nothing. */

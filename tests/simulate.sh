@@ -19,7 +19,7 @@ status=$?
 cat "$out"
 [ "$status" = 0 ] || { echo "FAIL: the simulation exited with $status"; exit 1; }
 awk -F, '
-	/^iter,/ { for (c = 1; c <= NF; c++) col[$c] = c; next }
+	/^system,/ { for (c = 1; c <= NF; c++) col[$c] = c; next }
 	!("gflops" in col) { next }
 	{
 		rows++

@@ -31,7 +31,7 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   cmd="$envs scripts/simgrid/simulate.sh $opts --niter 1 --warmup 0 --csv"
   sim=$(cd "$top" && env $envs nice scripts/simgrid/simulate.sh $opts --niter 1 --warmup 0 --csv 2>/dev/null |
-        awk -F, '/^iter,/ { for (i = 1; i <= NF; i++) if ($i == "gflops") g = i; next }
+        awk -F, '/^system,/ { for (i = 1; i <= NF; i++) if ($i == "gflops") g = i; next }
                  g && NF > 10 { printf "%.2f", $g / 1000 }')
   err=$(awk -v s="${sim:-0}" -v m="$measured" 'BEGIN { if (s > 0) printf "%+.1f", 100 * (s - m) / m }')
   printf '%-48s measured %7s  simulated %7s  %s%%\n' "$label" "$measured" "${sim:-FAILED}" "${err:-}"
