@@ -29,9 +29,9 @@ while read -r kind nodes gpus P Q n; do
   start=$SECONDS
   rows=$(cd "$top" && nice scripts/simgrid/simulate.sh --nodes "$nodes" --gpus "$gpus" -- \
          -M "$n" -N "$n" -K "$n" -P "$P" -Q "$Q" --niter 1 --warmup 0 --csv 2> "$out/.predict.err")
-  row=$(printf '%s\n' "$rows" | grep -v '^iter,' | grep '^1,' | head -1)
+  row=$(printf '%s\n' "$rows" | grep '^starpu_gemm,' | head -1)
   if [ -z "$header" ]; then
-    header=$(printf '%s\n' "$rows" | grep '^iter,' | head -1)
+    header=$(printf '%s\n' "$rows" | grep '^system,' | head -1)
     [ -n "$header" ] && echo "kind,nodes,gpus_per_node,gpus,sim_wall_s,$header" > "$csv"
   fi
   if [ -z "$row" ]; then
@@ -40,8 +40,9 @@ while read -r kind nodes gpus P Q n; do
     continue
   fi
   echo "$kind,$nodes,$gpus,$((nodes * gpus)),$((SECONDS - start)),$row" >> "$csv"
-  printf '%s\n' "$row" | awk -F, -v k="$kind" -v N="$nodes" -v G="$gpus" -v n="$n" \
-    '{ printf "%-6s %2d node(s) x %d GPU(s)  n=%-6d %8.1f TFLOP/s\n", k, N, G, n, $22 / 1000 }'
+  printf '%s\n%s\n' "$header" "$row" | awk -F, -v k="$kind" -v N="$nodes" -v G="$gpus" -v n="$n" \
+    'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gflops") g = i; next }
+     { printf "%-6s %2d node(s) x %d GPU(s)  n=%-6d %8.1f TFLOP/s\n", k, N, G, n, $g / 1000 }'
 done <<< "${CASES:-$default_cases}"
 rm -f "$out/.predict.err"
 [ -s "$csv" ] || { echo "predict.sh: no case ran" >&2; exit 1; }
