@@ -132,9 +132,10 @@ static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weig
 
 /* b x c, the C block in tiles of this rank: the largest whose tiles cover area (GPU tiles
  * over all GPUs), square if possible and cut into even blocks; with no GPU (area 0) all of the
- * rank's C, which sits in host memory anyway. Values the caller forced are kept. */
+ * rank's C, which sits in host memory anyway. Values the caller forced are kept. quarters: at
+ * most a quarter of the rank's columns. */
 static void choose_block(const struct starpu_gemm_opts *opts, double area, int Mtl, int Ntl,
-                         int *bp, int *cp)
+                         int quarters, int *bp, int *cp)
 {
 	int b = opts->b, c = opts->c;
 	if (!b || !c) {
@@ -155,8 +156,12 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 			 * home block by block while later blocks compute, instead of all of it
 			 * after the product: n = 16384 on an H100, 41.0 TFLOP/s with all of C in
 			 * one block, 48.0 in quarters (bench/results/tune-n16384-h100-20261124.log);
-			 * the one call on host arrays measured the same at n = 32768. */
-			if (!opts->c)
+			 * the one call on host arrays measured the same at n = 32768. One rank
+			 * only: a rank of a grid receives the remote A (or B) tiles of a chunk
+			 * again for each block, so narrower blocks multiply its MPI traffic (2
+			 * ranks sharing an H100, 1 x 2 grid, n = 32768: 11.9 TFLOP/s in quarters,
+			 * bench/results/gpu-h100-20261124-kit.csv). */
+			if (!opts->c && quarters)
 				c = sg_min(c, sg_ceil_div(Ntl, 4));
 			b = sg_max(b, 1);
 			c = sg_max(c, 1);
@@ -274,8 +279,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
 	for (double fill = 0.75;; fill /= 2) {
-		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl, &b,
-		             &c);
+		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl,
+		             pb.P * pb.Q == 1, &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
 		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one
