@@ -9,6 +9,7 @@
 #include <starpu_gemm.h>
 #include "common/precision.h"
 #include "common/comm.h"
+#include "common/errors.h"
 #include "distrib/desc.h"
 
 /* Larger GPU tiles once every dimension still holds 8 of them: on an H200, n=32768 DGEMM ran
@@ -31,6 +32,44 @@ void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
 	opts->lookahead = -1;
 }
 
+/* What a problem needs of its operands beyond the checked, normalised letters and K: C's
+ * sizes, tile, distribution and communicator. */
+static void problem_fill(struct sg_problem *pb, int64_t M, int64_t N, int tile,
+                         const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank)
+{
+	pb->M = M;
+	pb->N = N;
+	pb->tile = tile;
+	pb->Mt = (int)((M + tile - 1) / tile);
+	pb->Nt = (int)((N + tile - 1) / tile);
+	pb->Kt = (int)((pb->K + tile - 1) / tile);
+	pb->comm = comm;
+	pb->local = sg_comm_is_local(comm);
+	pb->rank = rank;
+
+	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
+	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
+	pb->P = dist->P;
+	pb->Q = dist->Q;
+	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
+		pb->P = dist->P * dist->Q;
+		pb->Q = 1;
+	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
+		pb->P = 1;
+		pb->Q = dist->P * dist->Q;
+	}
+}
+
+/* The kernel of A's precision under math, or 0 and one line on stderr (if verbose). */
+static char kernel_of(char prec, int math, int verbose)
+{
+	char kernel = sg_kernel(prec, math);
+	if (!kernel && verbose)
+		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
+		        "for s)\n", math, prec);
+	return kernel;
+}
+
 int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
                     const struct starpu_gemm_desc *C, int math)
@@ -41,35 +80,48 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 		fprintf(stderr, "starpu_gemm: %s\n", msg);
 		return -EINVAL;
 	}
-	pb->prec = sg_kernel(A->prec, math);
-	if (!pb->prec) {
-		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
-		        "for s)\n", math, A->prec);
+	pb->prec = kernel_of(A->prec, math, 1);
+	if (!pb->prec)
+		return -EINVAL;
+	problem_fill(pb, C->m, C->n, C->tile, starpu_gemm_desc_dist(C), C->comm, C->rank);
+	return 0;
+}
+
+/* The problem the descriptors of these sizes would make, checked as their constructors and
+ * sg_desc_conform check them, with nothing allocated. */
+static int problem_of_sizes(struct sg_problem *pb, char prec, char transA, char transB,
+                            int64_t M, int64_t N, int64_t K, int tile,
+                            const struct starpu_gemm_dist *dist, MPI_Comm comm, int math)
+{
+	int rank = 0, nranks = 1;
+	if (!sg_comm_is_local(comm)) {
+		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
+		SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
+	}
+	dist = sg_desc_dist_of(dist, comm);
+	const struct sg_precision *p = sg_precision(prec);
+	char c_prec = p ? sg_precision_of_c(p)->letter : prec;
+	pb->transA = sg_trans(prec, transA);
+	pb->transB = sg_trans(prec, transB);
+	if (p && (!pb->transA || !pb->transB)) {
+		if (rank == 0)
+			fprintf(stderr, "starpu_gemm: transA/transB must be N, T or C (got %c, %c)\n",
+			        transA, transB);
 		return -EINVAL;
 	}
-	int tile = C->tile;
-	pb->M = C->m;
-	pb->N = C->n;
-	pb->tile = tile;
-	pb->Mt = starpu_gemm_desc_tile_rows(C);
-	pb->Nt = starpu_gemm_desc_tile_cols(C);
-	pb->Kt = (int)((pb->K + tile - 1) / tile);
-	pb->comm = C->comm;
-	pb->local = C->local;
-	pb->rank = C->rank;
-
-	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
-	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
-	const struct starpu_gemm_dist *dist = starpu_gemm_desc_dist(C);
-	pb->P = dist->P;
-	pb->Q = dist->Q;
-	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
-		pb->P = dist->P * dist->Q;
-		pb->Q = 1;
-	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
-		pb->P = 1;
-		pb->Q = dist->P * dist->Q;
-	}
+	/* A (M x K as op(A)), B (K x N) and C, as their descriptors would check them. */
+	int ret = sg_desc_validate(prec, M, K, tile, dist, nranks, rank == 0);
+	if (!ret)
+		ret = sg_desc_validate(prec, K, N, tile, dist, nranks, rank == 0);
+	if (!ret)
+		ret = sg_desc_validate(c_prec, M, N, tile, dist, nranks, rank == 0);
+	if (ret)
+		return ret;
+	pb->prec = kernel_of(p->letter, math, rank == 0);
+	if (!pb->prec)
+		return -EINVAL;
+	pb->K = K;
+	problem_fill(pb, M, N, tile, dist, comm, rank);
 	return 0;
 }
 
@@ -207,6 +259,17 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 	struct sg_problem pb;
 	int ret = sg_problem_make(&pb, transA, transB, A, B, C, opts_in ? opts_in->math : 0);
 	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
+}
+
+int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
+                           int64_t M, int64_t N, int64_t K, int tile,
+                           const struct starpu_gemm_dist *dist, MPI_Comm comm,
+                           const struct starpu_gemm_opts *opts)
+{
+	struct sg_problem pb;
+	int ret = problem_of_sizes(&pb, prec, transA, transB, M, N, K, tile, dist, comm,
+	                           opts ? opts->math : 0);
+	return ret ? ret : sg_plan_make(plan, &pb, opts);
 }
 
 /* Rows or columns of the largest tile along a dimension of n elements. */
