@@ -233,10 +233,14 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 	*cp = sg_min(c, Ntl);
 }
 
-/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies):
- * about 1 KiB was seen per task (issue 14), against 8 bytes of data for a 1 x 1 double tile.
- * Negligible for the tiles GPUs use; what bounds tiny tiles. */
-#define SG_TASK_HOST_BYTES 1024.0
+/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies) and
+ * per registered tile (the handle with its per-node replicates, StarPU-MPI's entry, the
+ * tile's own allocation), as measured on StarPU 1.4.10 with tiles of 1 x 1 doubles: 1.05 to
+ * 1.55 KB per task with 0.1 to 2.7 million in flight, 21.7 KB per tile for 12 000 to 108 000
+ * tiles (VmRSS, issue 14). Negligible for the tiles GPUs use; what bounds tiny tiles (-t 1 on
+ * 300^3 registers 270 000 tiles: 5.9 GB). */
+#define SG_TASK_HOST_BYTES 1600.0
+#define SG_HANDLE_HOST_BYTES 22000.0
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
  * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
@@ -337,6 +341,17 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * half of host memory we allow in-flight remote tiles (C is resident there anyway). */
 	double gpu_tiles = plan->G > 0 && plan->gpu_mem ? plan->gpu_mem / tile_bytes : 0;
 	double host_tiles = plan->host_mem / tile_bytes / 2;
+	/* Every rank registers every tile of A, B and C: their handles come first. */
+	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
+	double handle_bytes = plan->handles * SG_HANDLE_HOST_BYTES;
+	if (handle_bytes > plan->host_mem / 2.0) {
+		fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d are %.1f GB of StarPU handles per "
+		        "rank (%.0f KB each), more than half of the %.1f GB of host memory: use a "
+		        "larger tile\n", plan->handles, pb.tile, pb.tile, handle_bytes / 1e9,
+		        SG_HANDLE_HOST_BYTES / 1e3, plan->host_mem / 1e9);
+		return -ENOMEM;
+	}
+	host_tiles -= handle_bytes / tile_bytes;
 
 	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
@@ -374,6 +389,18 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	/* Predictions. */
 	plan->tiles_per_gpu = (double)b * c / G + window * (b + c_per_gpu) * plan->d;
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
+	/* Host memory beside the rank's own tiles: the handles, and what is in flight: the
+	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every
+	 * task and every remote tile at once. One rank has no remote tile. */
+	double chunks_in_flight = fmin(window, plan->Z);
+	plan->tasks_in_flight = chunks_in_flight * (double)b * c * plan->d;
+	double remote_in_flight = chunks_in_flight * (double)(b + c) * plan->d;
+	if (!plan->throttled) {
+		plan->tasks_in_flight = (double)Mtl * Ntl * pb.Kt;
+		remote_in_flight = ((double)Mtl + Ntl) * pb.Kt;
+	}
+	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
+	                   (pb.P * pb.Q > 1 ? remote_in_flight * tile_bytes : 0);
 	double Ktd = pb.Kt;
 	if (plan->throttled)
 		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
@@ -413,6 +440,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	else
 		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
 		        pl->remote_tiles_per_rank);
+	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
+	        "handles (%.0f KB each), %.0f tasks in flight (%.1f KB each)%s\n",
+	        pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3, pl->tasks_in_flight,
+	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */

@@ -351,6 +351,23 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
+/* Rank 0, not in CSV: the host memory bound of the largest rank, and what it reached (peak:
+ * the largest VmHWM, 0 before a run; a process's peak covers the sizes before this one). */
+static void report_memory(const struct sg_driver_options *o, double bound, double peak)
+{
+	if (rank != 0 || o->csv)
+		return;
+	char b[32], p[32];
+	if (peak > 0)
+		printf("memory: peak resident per rank %s, bound %s\n",
+		       sg_driver_format_bytes(peak, p, sizeof(p)),
+		       sg_driver_format_bytes(bound, b, sizeof(b)));
+	else
+		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
+		       sg_driver_format_bytes(bound, b, sizeof(b)));
+	fflush(stdout);
+}
+
 /* One product size, from the tile to the report. Collective. Returns the exit status. The
  * plan comes from the sizes alone and every refusal before anything is allocated: --plan costs
  * the same at any size, and allocates nothing. */
@@ -358,8 +375,8 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 {
 	char err[512] = "";
 	settle_tile(opts);
-	/* Do this rank's tiles fit on its host? */
-	sg_driver_check_host_memory(opts, host, err, sizeof(err));
+	/* Do this rank's tiles fit on its host? Then, once planned, with what the plan holds? */
+	sg_driver_check_host_memory(opts, NULL, host, err, sizeof(err));
 	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
 
@@ -373,6 +390,8 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	if (ret)
 		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
 		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
+	if (!err[0])
+		sg_driver_check_host_memory(opts, &plan, host, err, sizeof(err));
 	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
 	if (rank == 0 && opts->lookahead > plan.lookahead)
@@ -383,8 +402,14 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	sg_report_setup(&rep, opts);
 	rep.plan = &plan;
 	sg_report_plan(&rep);
-	if (opts->plan_only)
+	/* What this process holds now (StarPU, MPI, the libraries), its tiles and the plan's. */
+	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes, bound;
+	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX,
+	                    MPI_COMM_WORLD);
+	if (opts->plan_only) {
+		report_memory(opts, bound, 0);
 		return EXIT_OK;
+	}
 
 	/* The run follows the plan printed: the planner would otherwise read the host memory
 	 * again, less the matrices now allocated. */
@@ -397,6 +422,9 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 		return EXIT_BAD_INPUT;
 	int status = run(opts, &gemm_opts, &m, &rep, &plan);
 	destroy_matrices(&m);
+	double peak, my_peak = sg_driver_peak_rss();
+	sg_driver_allreduce(&my_peak, &peak, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	report_memory(opts, bound, peak);
 	return status;
 }
 

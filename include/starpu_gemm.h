@@ -251,6 +251,10 @@ struct starpu_gemm_plan {
 	double host_to_gpu_bytes;     /* predicted per rank: A, B and C tiles loaded to GPUs */
 	double gpu_to_host_bytes;     /* predicted per rank: C tiles written back */
 	double mpi_recv_bytes;        /* predicted per rank: remote A and B tiles received */
+	double handles;               /* tiles each rank registers: every tile of A, B and C */
+	double tasks_in_flight;       /* bound per rank on tile tasks submitted and not done */
+	double host_bytes;            /* bound per rank on host memory beyond the tiles it owns:
+	                               * StarPU's handles and tasks in flight, remote tiles */
 	size_t gpu_mem, host_mem;     /* memory the plan was sized for (bytes) */
 	char prec;                    /* the kernel: A's precision, 't' for 's' in TF32 */
 	size_t ab_tile_bytes, c_tile_bytes; /* a full tile of A or B, of C */
