@@ -292,7 +292,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	else
 		starpu_gemm_opts_init(&opts);
 	if (opts.b < 0 || opts.c < 0 || opts.d < 0 || opts.lookahead < -1) {
-		fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
+		if (pb.rank == 0) /* once for the job: every rank refuses alike */
+			fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
 		return -EINVAL;
 	}
 
@@ -345,10 +346,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
 	double handle_bytes = plan->handles * SG_HANDLE_HOST_BYTES;
 	if (handle_bytes > plan->host_mem / 2.0) {
-		fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d are %.1f GB of StarPU handles per "
-		        "rank (%.0f KB each), more than half of the %.1f GB of host memory: use a "
-		        "larger tile\n", plan->handles, pb.tile, pb.tile, handle_bytes / 1e9,
-		        SG_HANDLE_HOST_BYTES / 1e3, plan->host_mem / 1e9);
+		if (pb.rank == 0) /* the memory was agreed on: every rank refuses alike */
+			fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d are %.1f GB of StarPU "
+			        "handles per rank (%.0f KB each), more than half of the %.1f GB of host "
+			        "memory per rank: use a larger tile\n", plan->handles, pb.tile, pb.tile,
+			        handle_bytes / 1e9, SG_HANDLE_HOST_BYTES / 1e3, plan->host_mem / 1e9);
 		return -ENOMEM;
 	}
 	host_tiles -= handle_bytes / tile_bytes;
@@ -373,10 +375,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 			break;
 	}
 	if (d < 1) {
-		fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
-		        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
-		        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
-		        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
+		if (pb.rank == 0)
+			fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
+			        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
+			        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
+			        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
 		return -ENOMEM;
 	}
 	plan->b = b;

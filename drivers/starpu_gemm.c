@@ -387,11 +387,11 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	int ret = starpu_gemm_plan_sizes(&plan, opts->prec, opts->transA, opts->transB, opts->M,
 	                                 opts->N, opts->K, opts->tile, &dist, MPI_COMM_WORLD,
 	                                 &gemm_opts);
+	/* Every rank gets the same answer (the plan agrees on the memory first), and the library
+	 * has said why, once. */
 	if (ret)
-		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
-		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
-	if (!err[0])
-		sg_driver_check_host_memory(opts, &plan, host, err, sizeof(err));
+		return EXIT_BAD_INPUT;
+	sg_driver_check_host_memory(opts, &plan, host, err, sizeof(err));
 	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
 	if (rank == 0 && opts->lookahead > plan.lookahead)
