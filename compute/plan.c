@@ -9,6 +9,7 @@
 #include <starpu_gemm.h>
 #include "common/precision.h"
 #include "common/comm.h"
+#include "common/errors.h"
 #include "distrib/desc.h"
 
 /* Larger GPU tiles once every dimension still holds 8 of them: on an H200, n=32768 DGEMM ran
@@ -31,6 +32,44 @@ void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
 	opts->lookahead = -1;
 }
 
+/* What a problem needs of its operands beyond the checked, normalised letters and K: C's
+ * sizes, tile, distribution and communicator. */
+static void problem_fill(struct sg_problem *pb, int64_t M, int64_t N, int tile,
+                         const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank)
+{
+	pb->M = M;
+	pb->N = N;
+	pb->tile = tile;
+	pb->Mt = (int)((M + tile - 1) / tile);
+	pb->Nt = (int)((N + tile - 1) / tile);
+	pb->Kt = (int)((pb->K + tile - 1) / tile);
+	pb->comm = comm;
+	pb->local = sg_comm_is_local(comm);
+	pb->rank = rank;
+
+	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
+	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
+	pb->P = dist->P;
+	pb->Q = dist->Q;
+	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
+		pb->P = dist->P * dist->Q;
+		pb->Q = 1;
+	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
+		pb->P = 1;
+		pb->Q = dist->P * dist->Q;
+	}
+}
+
+/* The kernel of A's precision under math, or 0 and one line on stderr (if verbose). */
+static char kernel_of(char prec, int math, int verbose)
+{
+	char kernel = sg_kernel(prec, math);
+	if (!kernel && verbose)
+		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
+		        "for s)\n", math, prec);
+	return kernel;
+}
+
 int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
                     const struct starpu_gemm_desc *C, int math)
@@ -41,35 +80,48 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 		fprintf(stderr, "starpu_gemm: %s\n", msg);
 		return -EINVAL;
 	}
-	pb->prec = sg_kernel(A->prec, math);
-	if (!pb->prec) {
-		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
-		        "for s)\n", math, A->prec);
+	pb->prec = kernel_of(A->prec, math, 1);
+	if (!pb->prec)
+		return -EINVAL;
+	problem_fill(pb, C->m, C->n, C->tile, starpu_gemm_desc_dist(C), C->comm, C->rank);
+	return 0;
+}
+
+/* The problem the descriptors of these sizes would make, checked as their constructors and
+ * sg_desc_conform check them, with nothing allocated. */
+static int problem_of_sizes(struct sg_problem *pb, char prec, char transA, char transB,
+                            int64_t M, int64_t N, int64_t K, int tile,
+                            const struct starpu_gemm_dist *dist, MPI_Comm comm, int math)
+{
+	int rank = 0, nranks = 1;
+	if (!sg_comm_is_local(comm)) {
+		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
+		SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
+	}
+	dist = sg_desc_dist_of(dist, comm);
+	const struct sg_precision *p = sg_precision(prec);
+	char c_prec = p ? sg_precision_of_c(p)->letter : prec;
+	pb->transA = sg_trans(prec, transA);
+	pb->transB = sg_trans(prec, transB);
+	if (p && (!pb->transA || !pb->transB)) {
+		if (rank == 0)
+			fprintf(stderr, "starpu_gemm: transA/transB must be N, T or C (got %c, %c)\n",
+			        transA, transB);
 		return -EINVAL;
 	}
-	int tile = C->tile;
-	pb->M = C->m;
-	pb->N = C->n;
-	pb->tile = tile;
-	pb->Mt = starpu_gemm_desc_tile_rows(C);
-	pb->Nt = starpu_gemm_desc_tile_cols(C);
-	pb->Kt = (int)((pb->K + tile - 1) / tile);
-	pb->comm = C->comm;
-	pb->local = C->local;
-	pb->rank = C->rank;
-
-	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
-	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
-	const struct starpu_gemm_dist *dist = starpu_gemm_desc_dist(C);
-	pb->P = dist->P;
-	pb->Q = dist->Q;
-	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
-		pb->P = dist->P * dist->Q;
-		pb->Q = 1;
-	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
-		pb->P = 1;
-		pb->Q = dist->P * dist->Q;
-	}
+	/* A (M x K as op(A)), B (K x N) and C, as their descriptors would check them. */
+	int ret = sg_desc_validate(prec, M, K, tile, dist, nranks, rank == 0);
+	if (!ret)
+		ret = sg_desc_validate(prec, K, N, tile, dist, nranks, rank == 0);
+	if (!ret)
+		ret = sg_desc_validate(c_prec, M, N, tile, dist, nranks, rank == 0);
+	if (ret)
+		return ret;
+	pb->prec = kernel_of(p->letter, math, rank == 0);
+	if (!pb->prec)
+		return -EINVAL;
+	pb->K = K;
+	problem_fill(pb, M, N, tile, dist, comm, rank);
 	return 0;
 }
 
@@ -181,10 +233,14 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 	*cp = sg_min(c, Ntl);
 }
 
-/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies):
- * about 1 KiB was seen per task (issue 14), against 8 bytes of data for a 1 x 1 double tile.
- * Negligible for the tiles GPUs use; what bounds tiny tiles. */
-#define SG_TASK_HOST_BYTES 1024.0
+/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies) and
+ * per registered tile (the handle with its per-node replicates, StarPU-MPI's entry, the
+ * tile's own allocation), as measured on StarPU 1.4.10 with tiles of 1 x 1 doubles: 1.05 to
+ * 1.55 KB per task with 0.1 to 2.7 million in flight, 21.7 KB per tile for 12 000 to 108 000
+ * tiles (VmRSS, issue 14). Negligible for the tiles GPUs use; what bounds tiny tiles (-t 1 on
+ * 300^3 registers 270 000 tiles: 5.9 GB). */
+#define SG_TASK_HOST_BYTES 1600.0
+#define SG_HANDLE_HOST_BYTES 22000.0
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
  * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
@@ -209,6 +265,17 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
 	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
 }
 
+int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
+                           int64_t M, int64_t N, int64_t K, int tile,
+                           const struct starpu_gemm_dist *dist, MPI_Comm comm,
+                           const struct starpu_gemm_opts *opts)
+{
+	struct sg_problem pb;
+	int ret = problem_of_sizes(&pb, prec, transA, transB, M, N, K, tile, dist, comm,
+	                           opts ? opts->math : 0);
+	return ret ? ret : sg_plan_make(plan, &pb, opts);
+}
+
 /* Rows or columns of the largest tile along a dimension of n elements. */
 static double real_extent(int tile, int64_t n)
 {
@@ -225,7 +292,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	else
 		starpu_gemm_opts_init(&opts);
 	if (opts.b < 0 || opts.c < 0 || opts.d < 0 || opts.lookahead < -1) {
-		fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
+		if (pb.rank == 0) /* once for the job: every rank refuses alike */
+			fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
 		return -EINVAL;
 	}
 
@@ -274,6 +342,18 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * half of host memory we allow in-flight remote tiles (C is resident there anyway). */
 	double gpu_tiles = plan->G > 0 && plan->gpu_mem ? plan->gpu_mem / tile_bytes : 0;
 	double host_tiles = plan->host_mem / tile_bytes / 2;
+	/* Every rank registers every tile of A, B and C: their handles come first. */
+	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
+	double handle_bytes = plan->handles * SG_HANDLE_HOST_BYTES;
+	if (handle_bytes > plan->host_mem / 2.0) {
+		if (pb.rank == 0) /* the memory was agreed on: every rank refuses alike */
+			fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d are %.1f GB of StarPU "
+			        "handles per rank (%.0f KB each), more than half of the %.1f GB of host "
+			        "memory per rank: use a larger tile\n", plan->handles, pb.tile, pb.tile,
+			        handle_bytes / 1e9, SG_HANDLE_HOST_BYTES / 1e3, plan->host_mem / 1e9);
+		return -ENOMEM;
+	}
+	host_tiles -= handle_bytes / tile_bytes;
 
 	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
@@ -295,10 +375,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 			break;
 	}
 	if (d < 1) {
-		fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
-		        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
-		        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
-		        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
+		if (pb.rank == 0)
+			fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
+			        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
+			        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
+			        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
 		return -ENOMEM;
 	}
 	plan->b = b;
@@ -311,6 +392,18 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	/* Predictions. */
 	plan->tiles_per_gpu = (double)b * c / G + window * (b + c_per_gpu) * plan->d;
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
+	/* Host memory beside the rank's own tiles: the handles, and what is in flight: the
+	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every
+	 * task and every remote tile at once. One rank has no remote tile. */
+	double chunks_in_flight = fmin(window, plan->Z);
+	plan->tasks_in_flight = chunks_in_flight * (double)b * c * plan->d;
+	double remote_in_flight = chunks_in_flight * (double)(b + c) * plan->d;
+	if (!plan->throttled) {
+		plan->tasks_in_flight = (double)Mtl * Ntl * pb.Kt;
+		remote_in_flight = ((double)Mtl + Ntl) * pb.Kt;
+	}
+	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
+	                   (pb.P * pb.Q > 1 ? remote_in_flight * tile_bytes : 0);
 	double Ktd = pb.Kt;
 	if (plan->throttled)
 		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
@@ -350,6 +443,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	else
 		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
 		        pl->remote_tiles_per_rank);
+	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
+	        "handles (%.0f KB each), %.0f tasks in flight (%.1f KB each)%s\n",
+	        pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3, pl->tasks_in_flight,
+	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */

@@ -9,10 +9,8 @@
 #include "common/errors.h"
 #include "common/comm.h"
 
-/* Sizes and distribution, checked identically on every rank (no communication); only
- * verbose (rank 0) says what is wrong, once for the job. */
-static int validate_args(char prec, int64_t m, int64_t n, int tile,
-                         const struct starpu_gemm_dist *dist, int nranks, int verbose)
+int sg_desc_validate(char prec, int64_t m, int64_t n, int tile,
+                     const struct starpu_gemm_dist *dist, int nranks, int verbose)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	if (!p || p->stored != p->letter) {
@@ -36,6 +34,14 @@ static int validate_args(char prec, int64_t m, int64_t n, int tile,
 		return -EINVAL;
 	}
 	return sg_dist_validate(dist, nranks, verbose);
+}
+
+const struct starpu_gemm_dist *sg_desc_dist_of(const struct starpu_gemm_dist *dist,
+                                               MPI_Comm comm)
+{
+	static const struct starpu_gemm_dist one_process = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
+	                                                     .P = 1, .Q = 1 };
+	return sg_comm_is_local(comm) ? &one_process : dist;
 }
 
 /* Where the owned tiles' memory comes from. */
@@ -162,12 +168,9 @@ static int build_local(struct starpu_gemm_desc **out, char prec, int64_t m, int6
                        const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank, int nranks,
                        const struct tile_source *src)
 {
-	static const struct starpu_gemm_dist one_process = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
-	                                                     .P = 1, .Q = 1 };
 	int local = sg_comm_is_local(comm);
-	if (local)
-		dist = &one_process;
-	int ret = validate_args(prec, m, n, tile, dist, nranks, rank == 0);
+	dist = sg_desc_dist_of(dist, comm);
+	int ret = sg_desc_validate(prec, m, n, tile, dist, nranks, rank == 0);
 	if (ret)
 		return ret;
 	struct starpu_gemm_desc *d = calloc(1, sizeof(*d));

@@ -76,6 +76,16 @@ static inline int64_t sg_desc_next_local(const struct starpu_gemm_desc *d, int64
 #define SG_DESC_FOR_LOCAL(d, t) \
 	for (int64_t t = sg_desc_next_local(d, -1); t >= 0; t = sg_desc_next_local(d, t))
 
+/* Sizes and distribution of an m x n matrix of prec cut in tiles, checked identically on every
+ * rank (no communication): 0 or -EINVAL; only verbose (rank 0) says what is wrong, once for the
+ * job. The descriptors and the plan from sizes alone (starpu_gemm_plan_sizes) check here. */
+int sg_desc_validate(char prec, int64_t m, int64_t n, int tile,
+                     const struct starpu_gemm_dist *dist, int nranks, int verbose);
+/* The distribution a descriptor on comm has: dist, or one process for STARPU_GEMM_COMM_LOCAL
+ * (whose callers may pass NULL). */
+const struct starpu_gemm_dist *sg_desc_dist_of(const struct starpu_gemm_dist *dist,
+                                               MPI_Comm comm);
+
 /* --- conform.c: the one conformance check of a product's operands ------------------------ */
 
 /* 0 when op(A) (M x K), op(B) (K x N) and C (M x N) conform and share precision, tile size and

@@ -83,13 +83,15 @@ void sg_driver_host_comm_free(MPI_Comm *host)
 		MPI_Comm_free(host);
 }
 
-int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm host, char *err,
+int sg_driver_check_host_memory(const struct sg_driver_options *opts,
+                                const struct starpu_gemm_plan *plan, MPI_Comm host, char *err,
                                 size_t errlen)
 {
 	int rank, host_ranks;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(host, &host_ranks);
-	double need = sg_driver_owned_bytes(opts, rank), host_need = 0;
+	double beside = plan ? plan->host_bytes : 0;
+	double need = sg_driver_owned_bytes(opts, rank) + beside, host_need = 0;
 	sg_driver_allreduce(&need, &host_need, 1, sizeof(double), MPI_DOUBLE, MPI_SUM, host);
 
 	/* A per-process limit (STARPU_LIMIT_CPU_MEM) bounds each rank; otherwise the node's ranks
@@ -100,12 +102,40 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm h
 	int per_process = strcmp(source, "STARPU_LIMIT_CPU_MEM") == 0;
 	if (per_process ? need <= per_rank : host_need <= available)
 		return 0;
-	char need_text[32], host_text[32], avail_text[32];
+	char need_text[32], host_text[32], avail_text[32], bytes[32], beside_text[128] = "";
+	if (plan)
+		snprintf(beside_text, sizeof(beside_text), " and %s of StarPU handles, tasks and "
+		         "tiles in flight", sg_driver_format_bytes(beside, bytes, sizeof(bytes)));
 	snprintf(err, errlen, "-M/-N/-K: matrices too large for host memory: rank %d needs %s for "
-	         "the A, B and C tiles it owns (%s for the %d rank(s) on its host) but only %s is "
+	         "the A, B and C tiles it owns%s (%s for the %d rank(s) on its host) but only %s is "
 	         "available (%s%s)", rank, sg_driver_format_bytes(need, need_text, sizeof(need_text)),
-	         sg_driver_format_bytes(host_need, host_text, sizeof(host_text)), host_ranks,
-	         sg_driver_format_bytes(per_process ? per_rank : available, avail_text,
-	                                sizeof(avail_text)), source, per_process ? ", per rank" : "");
+	         beside_text, sg_driver_format_bytes(host_need, host_text, sizeof(host_text)),
+	         host_ranks, sg_driver_format_bytes(per_process ? per_rank : available, avail_text,
+	                                            sizeof(avail_text)), source,
+	         per_process ? ", per rank" : "");
 	return -1;
+}
+
+/* The value of key ("VmHWM:") in /proc/self/status, in bytes. */
+static double status_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			kib = atof(line + strlen(key));
+	if (f)
+		fclose(f);
+	return kib * 1024.0;
+}
+
+double sg_driver_peak_rss(void)
+{
+	return status_bytes("VmHWM:");
+}
+
+double sg_driver_rss(void)
+{
+	return status_bytes("VmRSS:");
 }

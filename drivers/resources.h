@@ -17,10 +17,18 @@ MPI_Comm sg_driver_host_comm(void);
 void sg_driver_host_comm_free(MPI_Comm *host);
 
 /* Collective over host (sg_driver_host_comm): ranks of one host share its memory, so each host
- * compares what all its ranks will own with what it has. Returns 0, or -1 with one sentence in
- * err on the ranks of a host that is short. */
-int sg_driver_check_host_memory(const struct sg_driver_options *opts, MPI_Comm host, char *err,
+ * compares what all its ranks will own, plus what the plan holds beside (plan->host_bytes;
+ * plan NULL before planning), with what it has. Returns 0, or -1 with one sentence in err on
+ * the ranks of a host that is short. */
+struct starpu_gemm_plan;
+int sg_driver_check_host_memory(const struct sg_driver_options *opts,
+                                const struct starpu_gemm_plan *plan, MPI_Comm host, char *err,
                                 size_t errlen);
+
+/* Peak resident memory of this process so far (VmHWM), and now (VmRSS), in bytes; 0 where
+ * /proc/self/status does not say. */
+double sg_driver_peak_rss(void);
+double sg_driver_rss(void);
 
 /* "1.5 GiB" */
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);

@@ -351,38 +351,80 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
-/* One product size, from the tile to the report. Collective. Returns the exit status. */
+/* Rank 0, not in CSV: the host memory bound of the largest rank, and what it reached (peak:
+ * the largest VmHWM, 0 before a run; a process's peak covers the sizes before this one). */
+static void report_memory(const struct sg_driver_options *o, double bound, double peak)
+{
+	if (rank != 0 || o->csv)
+		return;
+	char b[32], p[32];
+	if (peak > 0)
+		printf("memory: peak resident per rank %s, bound %s\n",
+		       sg_driver_format_bytes(peak, p, sizeof(p)),
+		       sg_driver_format_bytes(bound, b, sizeof(b)));
+	else
+		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
+		       sg_driver_format_bytes(bound, b, sizeof(b)));
+	fflush(stdout);
+}
+
+/* One product size, from the tile to the report. Collective. Returns the exit status. The
+ * plan comes from the sizes alone and every refusal before anything is allocated: --plan costs
+ * the same at any size, and allocates nothing. */
 static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 {
 	char err[512] = "";
 	settle_tile(opts);
-	/* Before allocating anything: do this rank's tiles fit on its host? */
-	sg_driver_check_host_memory(opts, host, err, sizeof(err));
-	struct matrices m;
-	if (agree_on_error(err) || create_matrices(opts, &m, err, sizeof(err)))
+	/* Do this rank's tiles fit on its host? Then, once planned, with what the plan holds? */
+	sg_driver_check_host_memory(opts, NULL, host, err, sizeof(err));
+	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
 
-	int status = EXIT_BAD_INPUT;
-	struct sg_report rep;
-	sg_report_setup(&rep, opts);
 	struct starpu_gemm_opts gemm_opts;
 	gemm_opts_from(opts, &gemm_opts);
+	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
 	struct starpu_gemm_plan plan;
-	int ret = starpu_gemm_plan_make(&plan, opts->transA, opts->transB, m.A, m.B, m.C, &gemm_opts);
-	err[0] = '\0';
+	int ret = starpu_gemm_plan_sizes(&plan, opts->prec, opts->transA, opts->transB, opts->M,
+	                                 opts->N, opts->K, opts->tile, &dist, MPI_COMM_WORLD,
+	                                 &gemm_opts);
+	/* Every rank gets the same answer (the plan agrees on the memory first), and the library
+	 * has said why, once. */
 	if (ret)
-		sg_driver_error(err, sizeof(err), "no plan for these options: %s%s", strerror(-ret),
-		             ret == -ENOMEM ? " (one chunk does not fit in memory)" : "");
-	if (!agree_on_error(err)) {
-		if (rank == 0 && opts->lookahead > plan.lookahead)
-			fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
-			        "chunk(s) can follow the current one; lookahead %d\n", opts->lookahead,
-			        plan.Kt, plan.lookahead, plan.lookahead);
-		rep.plan = &plan;
-		sg_report_plan(&rep);
-		status = opts->plan_only ? EXIT_OK : run(opts, &gemm_opts, &m, &rep, &plan);
+		return EXIT_BAD_INPUT;
+	sg_driver_check_host_memory(opts, &plan, host, err, sizeof(err));
+	if (agree_on_error(err))
+		return EXIT_BAD_INPUT;
+	if (rank == 0 && opts->lookahead > plan.lookahead)
+		fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
+		        "chunk(s) can follow the current one; lookahead %d\n", opts->lookahead,
+		        plan.Kt, plan.lookahead, plan.lookahead);
+	struct sg_report rep;
+	sg_report_setup(&rep, opts);
+	rep.plan = &plan;
+	sg_report_plan(&rep);
+	/* What this process holds now (StarPU, MPI, the libraries), its tiles and the plan's. */
+	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes, bound;
+	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX,
+	                    MPI_COMM_WORLD);
+	if (opts->plan_only) {
+		report_memory(opts, bound, 0);
+		return EXIT_OK;
 	}
+
+	/* The run follows the plan printed: the planner would otherwise read the host memory
+	 * again, less the matrices now allocated. */
+	gemm_opts.b = plan.b;
+	gemm_opts.c = plan.c;
+	gemm_opts.d = plan.d;
+	gemm_opts.lookahead = plan.lookahead;
+	struct matrices m;
+	if (create_matrices(opts, &m, err, sizeof(err)))
+		return EXIT_BAD_INPUT;
+	int status = run(opts, &gemm_opts, &m, &rep, &plan);
 	destroy_matrices(&m);
+	double peak, my_peak = sg_driver_peak_rss();
+	sg_driver_allreduce(&my_peak, &peak, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	report_memory(opts, bound, peak);
 	return status;
 }
 

@@ -251,6 +251,10 @@ struct starpu_gemm_plan {
 	double host_to_gpu_bytes;     /* predicted per rank: A, B and C tiles loaded to GPUs */
 	double gpu_to_host_bytes;     /* predicted per rank: C tiles written back */
 	double mpi_recv_bytes;        /* predicted per rank: remote A and B tiles received */
+	double handles;               /* tiles each rank registers: every tile of A, B and C */
+	double tasks_in_flight;       /* bound per rank on tile tasks submitted and not done */
+	double host_bytes;            /* bound per rank on host memory beyond the tiles it owns:
+	                               * StarPU's handles and tasks in flight, remote tiles */
 	size_t gpu_mem, host_mem;     /* memory the plan was sized for (bytes) */
 	char prec;                    /* the kernel: A's precision, 't' for 's' in TF32 */
 	size_t ab_tile_bytes, c_tile_bytes; /* a full tile of A or B, of C */
@@ -266,6 +270,19 @@ struct starpu_gemm_plan {
 int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
                           const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
                           const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts);
+/* The same plan from sizes alone, before any descriptor exists: what starpu_gemm_plan_make
+ * gives for descriptors of prec ('s','d','c','z','b','h': A's and B's; C's is
+ * starpu_gemm_prec_of_c(prec)) holding op(A) M x K, op(B) K x N and C M x N, cut in tile x
+ * tile tiles and distributed by dist over comm (or STARPU_GEMM_COMM_LOCAL). Nothing is
+ * allocated or registered, so it costs the same at any size: plan first, refuse what does
+ * not fit, then create the descriptors and pass the plan's b, c, d and lookahead as options
+ * to the product so that it follows this plan. StarPU must be running (the plan reads its
+ * GPUs). Collective over comm. Returns 0, or -EINVAL (arguments a descriptor or the
+ * product would refuse), -ENOMEM as starpu_gemm_plan_make. */
+int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
+                           int64_t M, int64_t N, int64_t K, int tile,
+                           const struct starpu_gemm_dist *dist, MPI_Comm comm,
+                           const struct starpu_gemm_opts *opts);
 void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *plan);
 
 /* What a run measured on this rank. */

@@ -4,6 +4,7 @@
  * automatic one give the same result (both verified against the reference).
  *   test_pgemm_memory TILES_PER_DIM TILE */
 #include <stdlib.h>
+#include <string.h>
 #include "test_common.h"
 
 static int64_t run(struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
@@ -41,7 +42,22 @@ int main(int argc, char **argv)
 	starpu_gemm_desc_fill_random(A, 1);
 	starpu_gemm_desc_fill_random(B, 2);
 
+	/* The plan from sizes alone is the plan of the descriptors (memory fixed: the available
+	 * memory moves between two reads). */
 	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.host_mem = (size_t)1 << 30;
+	struct starpu_gemm_plan of_desc, of_sizes;
+	int ret_desc = starpu_gemm_plan_make(&of_desc, 'T', 'N', A, B, C, &opts);
+	int ret_sizes = starpu_gemm_plan_sizes(&of_sizes, 'd', 'T', 'N', n, n, n, tile, &dist,
+	                                       MPI_COMM_WORLD, &opts);
+	if (sgt_rank == 0)
+		sgt_expect(ret_desc == 0 && ret_sizes == 0 &&
+		           memcmp(&of_desc, &of_sizes, sizeof(of_desc)) == 0,
+		           "plan from sizes == plan from descriptors (b=%d c=%d d=%d, %.0f handles, "
+		           "host bound %.0f bytes)", of_sizes.b, of_sizes.c, of_sizes.d,
+		           of_sizes.handles, of_sizes.host_bytes);
+
 	double bound, unused, res_forced, res_free, res_auto;
 	starpu_gemm_opts_init(&opts);
 	opts.b = opts.c = opts.d = 1;
