@@ -79,7 +79,7 @@ static void convert_chunk(const struct mode *m, int ab, double *chunk, size_t le
 }
 
 /* Best and median of niter pinned copies of mib MiB each way. */
-static void link_rates(long long mib, int niter, int device)
+static void link_rates(long long mib, int niter)
 {
 	size_t bytes = (size_t)mib << 20;
 	char *host, *dev;
@@ -102,7 +102,6 @@ static void link_rates(long long mib, int niter, int device)
 		         way ? "d2h" : "h2d", mib, best[way]);
 		bench_print_row(fields);
 	}
-	(void)device;
 	BENCH_CUDA_CHECK(cudaFreeHost(host));
 	BENCH_CUDA_CHECK(cudaFree(dev));
 }
@@ -143,7 +142,7 @@ int main(int argc, char **argv)
 	bench_cuda_need_devices(argv[0], "--device", device, device + 1);
 	BENCH_CUDA_CHECK(cudaSetDevice(device));
 	if (link_mib) {
-		link_rates(link_mib, niter, device);
+		link_rates(link_mib, niter); /* on the device set above */
 		return 0;
 	}
 	size_t count = (size_t)n * (size_t)n, free_bytes = 0, total_bytes = 0;

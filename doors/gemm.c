@@ -135,9 +135,9 @@ static int make_descriptors(struct operands *o, const struct sg_precision *p, in
 }
 
 /* One product of the call, C = alpha op(A) op(B) + beta C for C's columns [j0, j0 + n) of
- * the whole call's (nc of them): the panel's B and C pointers and n are the panel's. */
+ * the whole call's: the panel's B and C pointers and n are the panel's. */
 struct panel {
-	int64_t m, n, k, nc;
+	int64_t m, n, k;
 	const void *A, *B;
 	void *C;
 	int64_t lda, ldb, ldc;
@@ -185,7 +185,7 @@ static int64_t panel_tiles(const struct sg_stager *whole, int64_t nt)
  * B are only read (the tasks access them STARPU_R). A later panel of C takes the call's A
  * (shared_A); the first of several keeps its staged A in *keep_A for the later ones. */
 static int make_operands(struct operands *o, const struct sg_precision *p, char ta, char tb,
-                         const struct panel *pn, int tile, int ncuda, int read_c,
+                         const struct panel *pn, int tile, enum sg_pin_mode mode, int read_c,
                          struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
 {
 	const void *A = pn->A, *B = pn->B;
@@ -196,7 +196,7 @@ static int make_operands(struct operands *o, const struct sg_precision *p, char 
 	memset(o, 0, sizeof(*o));
 	struct sg_stager *st = &o->stager;
 	st->copy_c = read_c;
-	o->mode = choose_mode(ncuda, operand_bytes(p, m, pn->nc, k));
+	o->mode = mode;
 	stager_init(st, p, ta, tb, pn, tile, o->mode == SG_PIN_STAGE, shared_A != NULL);
 	int ret = sg_stage_take(st);
 	if (ret == -ENOSPC && !shared_A && !keep_A) {
@@ -260,10 +260,10 @@ struct report {
 
 static int start_panel(struct flight *f, const struct sg_precision *p, char ta, char tb,
                        const struct panel *pn, const void *alpha, const void *beta,
-                       struct starpu_gemm_opts opts, int tile, int ncuda,
+                       struct starpu_gemm_opts opts, int tile, enum sg_pin_mode mode,
                        struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
 {
-	int ret = make_operands(&f->o, p, ta, tb, pn, tile, ncuda,
+	int ret = make_operands(&f->o, p, ta, tb, pn, tile, mode,
 	                        sg_load(sg_precision_of_c(p), beta, 0) != 0,
 	                        shared_A, keep_A);
 	if (ret)
@@ -335,11 +335,11 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	else
 		starpu_gemm_opts_init(&opts);
 	int tile = tile_size(&opts, m, n, k, ncuda);
-	struct panel whole = { m, n, k, n, A, B, C, lda, ldb, ldc };
+	/* How pageable operands are handled is the whole call's choice, made once. */
+	enum sg_pin_mode mode = choose_mode(ncuda, operand_bytes(p, m, n, k));
+	struct panel whole = { m, n, k, A, B, C, lda, ldb, ldc };
 	struct sg_stager sizes = { 0 };
-	stager_init(&sizes, p, ta, tb, &whole, tile,
-	            choose_mode(ncuda, operand_bytes(p, m, n, k)) ==
-	            SG_PIN_STAGE, 0);
+	stager_init(&sizes, p, ta, tb, &whole, tile, mode == SG_PIN_STAGE, 0);
 	int64_t width = panel_tiles(&sizes, (n + tile - 1) / tile) * tile;
 	int64_t panels = (n + width - 1) / width;
 
@@ -361,7 +361,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		pn.n = n - j0 < width ? n - j0 : width;
 		pn.B = (const char *)B + (tb == 'N' ? j0 * ldb : j0) * es;
 		pn.C = (char *)C + j0 * ldc * c_es;
-		ret = start_panel(f, p, ta, tb, &pn, alpha, beta, opts, tile, ncuda, shared_A,
+		ret = start_panel(f, p, ta, tb, &pn, alpha, beta, opts, tile, mode, shared_A,
 		                  panels > 1 && q == 0 ? &kept_A : NULL);
 		if (!ret && q == 0) {
 			if (panels > 1) { /* A's descriptor is the call's from now on */
