@@ -26,6 +26,22 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
 	return smallest >= 4LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
 }
 
+/* bfloat16 and half A and B (2 bytes, C float): tiles of 8192 once every dimension holds 8
+ * of them. One such tile GEMM is 1.1 TFLOP, where a tile of 4096 runs below the tensor
+ * cores' rate (cuBLAS on an H100: 672-689 TFLOP/s at 4096, 767-780 at 8192), and the first
+ * C tiles are no slower to come; n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
+ * (bench/results/tensor-h100-20261124-b*.csv). */
+int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda)
+{
+	enum { TILE_TENSOR = 8192 };
+	const struct sg_precision *p = sg_precision(prec);
+	int64_t smallest = m < n ? m : n;
+	smallest = smallest < k ? smallest : k;
+	if (ncuda > 0 && p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
+		return TILE_TENSOR;
+	return starpu_gemm_default_tile(m, n, k, ncuda);
+}
+
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -184,10 +200,17 @@ static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weig
 
 /* b x c, the C block in tiles of this rank: the largest whose tiles cover area (GPU tiles
  * over all GPUs), square if possible and cut into even blocks; with no GPU (area 0) all of the
- * rank's C, which sits in host memory anyway. Values the caller forced are kept. quarters: at
- * most a quarter of the rank's columns. */
+ * rank's C, which sits in host memory anyway. Values the caller forced are kept.
+ *
+ * No smaller blocks for their own sake. They were cut in quarters on GPUs for a while, when
+ * a chunk ran k-layer by k-layer and all of a block's C went home after its last layer; since
+ * the walk keeps each C tile's updates together (compute/walk.h, task priorities in
+ * compute/pgemm.c) a tile goes home when done whatever the block, and one block is faster:
+ * n = 16384 on an H100, 48.1-48.4 TFLOP/s in one block against 45.2 in quarter-width ones
+ * with this walk
+ * (bench/notes-gpu.md, issue 15). */
 static void choose_block(const struct starpu_gemm_opts *opts, double area, int Mtl, int Ntl,
-                         int quarters, int *bp, int *cp)
+                         int *bp, int *cp)
 {
 	int b = opts->b, c = opts->c;
 	if (!b || !c) {
@@ -204,17 +227,6 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 			} else {
 				c = sg_min((int)(area / b), Ntl);
 			}
-			/* GPUs: C blocks of at most a quarter of the rank's columns, so that C goes
-			 * home block by block while later blocks compute, instead of all of it
-			 * after the product: n = 16384 on an H100, 41.0 TFLOP/s with all of C in
-			 * one block, 48.0 in quarters (bench/results/tune-n16384-h100-20261124.log);
-			 * the one call on host arrays measured the same at n = 32768. One rank
-			 * only: a rank of a grid receives the remote A (or B) tiles of a chunk
-			 * again for each block, so narrower blocks multiply its MPI traffic (2
-			 * ranks sharing an H100, 1 x 2 grid, n = 32768: 11.9 TFLOP/s in quarters,
-			 * bench/results/gpu-h100-20261124-kit.csv). */
-			if (!opts->c && quarters)
-				c = sg_min(c, sg_ceil_div(Ntl, 4));
 			b = sg_max(b, 1);
 			c = sg_max(c, 1);
 			/* Even blocks: X blocks of equal height beat X-1 full ones and a sliver. */
@@ -360,7 +372,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	int b, c, d;
 	for (double fill = 0.75;; fill /= 2) {
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl,
-		             pb.P * pb.Q == 1, &b, &c);
+		             &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
 		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one

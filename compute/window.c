@@ -20,6 +20,7 @@ struct sg_window {
 	int64_t submitted, done; /* local tasks */
 	int64_t expected;
 	double last_progress;
+	double t0, t_first, t_half, t_last; /* starpu_timing_now (simulated time under SimGrid) */
 	sg_window_sampler sampler;
 	void *sampler_arg;
 };
@@ -48,6 +49,7 @@ struct sg_window *sg_window_create(int lookahead, int progress, int64_t expected
 	w->sampler_arg = sampler_arg;
 	w->current = -1;
 	w->last_progress = sg_now();
+	w->t0 = starpu_timing_now();
 	return w;
 }
 
@@ -114,6 +116,11 @@ void sg_window_task_done(void *chunk_ref)
 	starpu_pthread_mutex_lock(&w->lock);
 	ref->pending--;
 	w->done++;
+	w->t_last = starpu_timing_now();
+	if (w->done == 1)
+		w->t_first = w->t_last;
+	if (w->done == (w->expected + 1) / 2)
+		w->t_half = w->t_last;
 	starpu_pthread_cond_broadcast(&w->cond);
 	starpu_pthread_mutex_unlock(&w->lock);
 }
@@ -129,4 +136,15 @@ void sg_window_drain(struct sg_window *w)
 int64_t sg_window_tasks(const struct sg_window *w)
 {
 	return w->submitted;
+}
+
+void sg_window_timeline(struct sg_window *w, double *first, double *half, double *last,
+                        double *now)
+{
+	starpu_pthread_mutex_lock(&w->lock);
+	*first = w->done ? (w->t_first - w->t0) / 1e6 : 0;
+	*half = w->done ? (w->t_half - w->t0) / 1e6 : 0;
+	*last = w->done ? (w->t_last - w->t0) / 1e6 : 0;
+	*now = (starpu_timing_now() - w->t0) / 1e6;
+	starpu_pthread_mutex_unlock(&w->lock);
 }

@@ -28,5 +28,9 @@ void sg_window_task_done(void *chunk_ref);
 /* Wait for every local task submitted so far. */
 void sg_window_drain(struct sg_window *w);
 int64_t sg_window_tasks(const struct sg_window *w);
+/* Seconds from the window's creation to the first local task's end, to the end of half of
+ * the tasks expected, of the last one, and to now (0 for the first three before any ends). */
+void sg_window_timeline(struct sg_window *w, double *first, double *half, double *last,
+                        double *now);
 
 #endif

@@ -7,6 +7,7 @@
 #include <starpu.h>
 #include <starpu_gemm.h>
 #include "common/threads.h"
+#include "compute/walk.h"
 #include "doors/stage.h"
 
 /* --- the pool of pinned buffers, kept across calls --------------------------------------------- */
@@ -378,23 +379,16 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	st->order = malloc(sizeof(*st->order) * (size_t)(total + 1));
 	if (!st->order)
 		return -ENOMEM;
-	/* The walk of compute/pgemm.c, Algorithm 3: y, x, z (one process: P = Q = 1), and in a
-	 * chunk its tasks in submission order, i, j, k: the walk waits for a task's own tiles,
-	 * not for its chunk's, so the GPU starts as soon as the first three are staged (waiting
-	 * for the first chunk, all of A when the chunk spans k, held the walk 0.43 s at
-	 * n = 32768 on an H100). */
-	for (int y = 0; y < pl->Y; y++) {
-		int j0 = y * pl->c, j1 = j0 + pl->c < pl->Nt ? j0 + pl->c : pl->Nt;
-		for (int x = 0; x < pl->X; x++) {
-			int i0 = x * pl->b, i1 = i0 + pl->b < pl->Mt ? i0 + pl->b : pl->Mt;
-			for (int z = 0; z < pl->Z; z++) {
-				int k0 = z * pl->d, k1 = k0 + pl->d < pl->Kt ? k0 + pl->d : pl->Kt;
-				for (int i = i0; i < i1; i++)
-					for (int j = j0; j < j1; j++)
-						for (int k = k0; k < k1; k++)
-							task_tiles(st, ta, tb, i, j, k, list_tile, st);
-			}
-		}
+	/* The walk's own order (compute/walk.h), task by task: the walk waits for a task's own
+	 * tiles, not for its chunk's, so the GPU starts as soon as the first three are staged
+	 * (waiting for the first chunk, all of A when the chunk spans k, held the walk 0.43 s
+	 * at n = 32768 on an H100). */
+	struct sg_walk w;
+	sg_walk_start(&w, pl);
+	while (sg_walk_next_chunk(&w)) {
+		int i, j, k;
+		while (sg_walk_next_task(&w, &i, &j, &k))
+			task_tiles(st, ta, tb, i, j, k, list_tile, st);
 	}
 	for (int w = 0; w < st->norder; w++)
 		st->order[w].array->ready[st->order[w].tile] = 0;

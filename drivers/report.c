@@ -268,3 +268,12 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: remote A and B tiles received)\n");
 	fflush(stdout);
 }
+
+void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_stats *stats)
+{
+	if (rep->rank != 0 || rep->opts->csv || rep->opts->quiet || stats->last_task_s <= 0)
+		return;
+	printf("  timeline on rank 0 from submission: first task done %.1f ms, half of them %.1f ms, "
+	       "last %.1f ms, C home %.1f ms\n", stats->first_task_s * 1e3,
+	       stats->half_tasks_s * 1e3, stats->last_task_s * 1e3, stats->c_home_s * 1e3);
+}

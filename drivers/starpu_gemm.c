@@ -128,7 +128,8 @@ static void settle_tile(struct sg_driver_options *opts)
 		int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
 		sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN,
 		                    MPI_COMM_WORLD);
-		opts->tile = starpu_gemm_default_tile(opts->M, opts->N, opts->K, fewest);
+		opts->tile = starpu_gemm_default_tile_prec(opts->prec, opts->M, opts->N, opts->K,
+		                                            fewest);
 	}
 	/* A tile larger than every dimension of this size holds the whole matrix: the same run
 	 * as a tile of its size, reported as such. */
@@ -303,7 +304,7 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			sg_traffic_begin(&traffic);
 		sg_driver_barrier(MPI_COMM_WORLD);
 		double start = sg_now();
-		struct starpu_gemm_stats stats;
+		struct starpu_gemm_stats stats = { 0 };
 		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
 		sg_driver_barrier(MPI_COMM_WORLD);
 		double seconds = sg_now() - start;
@@ -346,6 +347,7 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 				status = EXIT_FAILED;
 		}
 		sg_report_iteration(rep, iter, seconds, stats.pin_seconds, &check, &traffic);
+		sg_report_timeline(rep, &stats);
 	}
 	sg_report_traffic(rep, &traffic, o->niter);
 	return status;

@@ -236,6 +236,9 @@ void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
 /* The tile size the driver and the doors take when none is given: 512 for CPU workers; with
  * ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles, else 2048. */
 int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
+/* The same for precision prec: bfloat16 and half ('b', 'h') take 8192 with CUDA workers when
+ * m, n and k each hold 8 such tiles. */
+int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda);
 
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
 struct starpu_gemm_plan {
@@ -292,6 +295,11 @@ struct starpu_gemm_stats {
 	int64_t chunks;                /* chunks submitted */
 	struct starpu_gemm_plan plan;  /* the plan the run followed */
 	double pin_seconds;            /* starpu_gemm_gemm_ex: time spent pinning caller memory */
+	/* This rank's timeline, seconds from submission: its first GEMM task done, half of
+	 * them, the last, and its C back in host memory. Fill and drain show there: on a GPU
+	 * the first task waits for its tiles to cross the link, and the last C tiles go home
+	 * after the last task. */
+	double first_task_s, half_tasks_s, last_task_s, c_home_s;
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that

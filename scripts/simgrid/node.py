@@ -161,13 +161,13 @@ def main():
         a.h2d_source = ("measured: bench/pin_rate pinned host->GPU on the H100 node "
                         "(bench/results/pins-h100-20261124.log); GPU->host assumed equal")
     else:
-        a.h2d_source = "given on the command line (--h2d/--d2h)"
+        a.h2d_source = "given on the command line (options h2d, d2h)"
     a.d2h = a.d2h if a.d2h else a.h2d
     a.host_links_source = ("assumed (not measured: no multi-GPU bus calibration is committed)")
     a.nvlink_source = ("NV18 measured by nvidia-smi topo -m on the 2 x H200 node "
                        "(bench/results/gpu-h200x2-20261124.log); rate per direction assumed "
                        "from NVIDIA's H200 specification" if a.nvlink == ASSUMED_NVLINK_GBS
-                       else "given on the command line (--nvlink)")
+                       else "given on the command line (option nvlink)")
 
     bus = os.path.join(a.out, "bus")
     os.makedirs(bus, exist_ok=True)

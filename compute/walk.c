@@ -1,0 +1,92 @@
+/* The product's task order: compute/walk.h says what it is and why. */
+#include "compute/walk.h"
+#include "compute/problem.h"
+
+void sg_walk_start(struct sg_walk *w, const struct starpu_gemm_plan *plan)
+{
+	*w = (struct sg_walk){ .plan = plan, .rows = plan->b * plan->P,
+	                       .cols = plan->c * plan->Q, .x = -1, .y = 0, .z = plan->Z - 1,
+	                       .chunk = -1, .seq = -1 };
+}
+
+int sg_walk_next_chunk(struct sg_walk *w)
+{
+	const struct starpu_gemm_plan *pl = w->plan;
+	if (++w->z == pl->Z) {
+		w->z = 0;
+		if (++w->x == pl->X) {
+			w->x = 0;
+			if (++w->y == pl->Y)
+				return 0;
+		}
+	}
+	w->i0 = w->x * w->rows;
+	w->i1 = sg_min(w->i0 + w->rows, pl->Mt);
+	w->j0 = w->y * w->cols;
+	w->j1 = sg_min(w->j0 + w->cols, pl->Nt);
+	w->k0 = w->z * pl->d;
+	w->k1 = sg_min(w->k0 + pl->d, pl->Kt);
+	w->chunk++;
+	w->started = 0;
+	return 1;
+}
+
+int sg_walk_block_ends(const struct sg_walk *w)
+{
+	return w->z == w->plan->Z - 1;
+}
+
+/* The C tile after (di, dj) in growing squares over rows x cols: shell s holds the tiles
+ * whose larger coordinate is s, its column part (di < s, dj = s) top-down, then its row part
+ * (di = s, dj <= s) left to right. Returns 0 after the last tile. */
+static int next_in_shells(int rows, int cols, int *di, int *dj)
+{
+	int s = sg_max(*di, *dj);
+	if (*dj == s && *di < s) {
+		if (*di + 1 < s && *di + 1 < rows) {
+			(*di)++;
+			return 1;
+		}
+		if (s < rows) {
+			*di = s;
+			*dj = 0;
+			return 1;
+		}
+	} else if (*dj + 1 <= s && *dj + 1 < cols) {
+		(*dj)++;
+		return 1;
+	}
+	for (s++; s < sg_max(rows, cols); s++) {
+		if (s < cols) {
+			*di = 0;
+			*dj = s;
+			return 1;
+		}
+		if (s < rows) {
+			*di = s;
+			*dj = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k)
+{
+	if (!w->started) {
+		w->started = 1;
+		w->di = w->dj = 0;
+		w->k = w->k0;
+	} else if (++w->k == w->k1) {
+		w->k = w->k0;
+		if (!next_in_shells(w->i1 - w->i0, w->j1 - w->j0, &w->di, &w->dj))
+			return 0;
+	}
+	if (w->i0 >= w->i1 || w->j0 >= w->j1 || w->k0 >= w->k1)
+		return 0;
+	*i = w->i0 + w->di;
+	*j = w->j0 + w->dj;
+	*k = w->k;
+	w->seq++;
+	return 1;
+}

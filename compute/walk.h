@@ -1,0 +1,36 @@
+/* The order of the product's tasks, in one place: compute/pgemm.c submits them in it and
+ * doors/stage.c stages the application's tiles in it.
+ *
+ * Algorithm 3 (the seed paper's blocked, chunked outer product): for y < Y, for x < X (block
+ * (x,y) of C, spanning bP x cQ tiles), for z < Z (chunk (x,y,z): the block's k steps
+ * [zd, zd+d)). Inside a chunk, whose A and B tiles are all resident anyway, C tiles come in
+ * growing squares (shell s: column s top-down, then row s left to right) and each C tile's
+ * k steps back to back: a C tile finishes, and can go home, as soon as its updates are done,
+ * and the first shells need a few rows of A and columns of B, not all of A (a block column)
+ * or all of B (a block row) before the GPU can run at full rate. */
+#ifndef SG_WALK_H
+#define SG_WALK_H
+
+#include <stdint.h>
+#include <starpu_gemm.h>
+
+struct sg_walk {
+	const struct starpu_gemm_plan *plan;
+	int rows, cols;              /* tiles a block spans: b*P x c*Q */
+	int x, y, z;                 /* the current chunk (after sg_walk_next_chunk) */
+	int i0, i1, j0, j1, k0, k1;  /* its C rows and columns, its k steps */
+	int64_t chunk;               /* chunks begun so far, minus one */
+	int64_t seq;                 /* tasks handed out so far, minus one: the task's number */
+	int di, dj, k, started;      /* the current task, relative to (i0, j0) */
+};
+
+/* Before the first chunk; the walk spans plan's Mt x Nt x Kt tiles on a P x Q grid. */
+void sg_walk_start(struct sg_walk *w, const struct starpu_gemm_plan *plan);
+/* Moves to the next chunk; 0 when there is none. */
+int sg_walk_next_chunk(struct sg_walk *w);
+/* Whether the current chunk is its block's last (the block's C is then complete). */
+int sg_walk_block_ends(const struct sg_walk *w);
+/* The next task GEMM(i, j, k) of the current chunk; 0 at the end of the chunk. */
+int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k);
+
+#endif
