@@ -9,6 +9,7 @@
 #   bf16-limit fp16-limit the same with STARPU_LIMIT_CUDA_MEM=LIMIT_MB [16384] (C does not fit)
 #   bf16-nothrottle       bf16-limit with --no-throttle (every task submitted at once)
 #   tf32                  --prec s --math tf32, n = N_TF32 [49152]
+#   bf16-beta0            bf16 with --beta 0: C written, never loaded (H2D: A and B only)
 # bench/report.py (kit tensor) prints each case's roofline bound: the longest of 2n^3 / the
 # ceiling of its precision (t for TF32; the fastest run, at the best size), the plan's
 # host->GPU bytes / the h2d rate and its GPU->host bytes / the d2h rate; the ratio bound /
@@ -38,7 +39,7 @@ case_run() {
        --warmup "$WARMUP" --check --csv --quiet "$@")
 }
 nh=${N_HALF:-65536} nt=${N_TF32:-49152} limit=STARPU_LIMIT_CUDA_MEM=${LIMIT_MB:-16384}
-all="bf16 fp16 bf16-limit fp16-limit bf16-nothrottle tf32"
+all="bf16 fp16 bf16-limit fp16-limit bf16-nothrottle tf32 bf16-beta0"
 for c in ${CASES:-$all}; do  # before anything runs
   case " $all " in *" $c "*) ;; *) echo "bench/tensor.sh: unknown case '$c'" >&2; exit 2 ;; esac
 done
@@ -59,6 +60,7 @@ for c in ${CASES:-$all}; do
     fp16-limit) kit_case "$c" case_run "$nh" "$limit" -- --prec h ;;
     bf16-nothrottle) kit_case "$c" case_run "$nh" "$limit" -- --prec b --no-throttle ;;
     tf32) kit_case "$c" case_run "$nt" -- --prec s --math tf32 ;;
+    bf16-beta0) kit_case "$c" case_run "$nh" -- --prec b --beta 0 ;;
   esac
 done
 kit_report tensor "$title"

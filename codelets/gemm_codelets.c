@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "common/precision.h"
 #include "codelets/cublas_mixed.h"
+#include "codelets/gemm_codelets.h"
 
 /* Storage for alpha or beta of any precision, aligned for the widest. */
 union scalar {
@@ -233,19 +234,31 @@ static cublasOperation_t cublas_op(char trans)
 
 static const struct {
 	char letter;
-	struct starpu_codelet *codelet;
+	struct starpu_codelet *codelet, *overwrite;
 } codelets[] = {
-	{ 's', &codelet_s }, { 'd', &codelet_d }, { 'c', &codelet_c }, { 'z', &codelet_z },
-	{ 'b', &codelet_b }, { 'h', &codelet_h }, { 't', &codelet_t },
+	{ 's', &codelet_s, &overwrite_codelet_s }, { 'd', &codelet_d, &overwrite_codelet_d },
+	{ 'c', &codelet_c, &overwrite_codelet_c }, { 'z', &codelet_z, &overwrite_codelet_z },
+	{ 'b', &codelet_b, &overwrite_codelet_b }, { 'h', &codelet_h, &overwrite_codelet_h },
+	{ 't', &codelet_t, &overwrite_codelet_t },
 };
 
-struct starpu_codelet *starpu_gemm_codelet(char prec)
+static struct starpu_codelet *codelet_of(char prec, int overwrite)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	for (size_t i = 0; p && i < sizeof(codelets) / sizeof(codelets[0]); i++)
 		if (codelets[i].letter == p->letter)
-			return codelets[i].codelet;
+			return overwrite ? codelets[i].overwrite : codelets[i].codelet;
 	return NULL;
+}
+
+struct starpu_codelet *starpu_gemm_codelet(char prec)
+{
+	return codelet_of(prec, 0);
+}
+
+struct starpu_codelet *sg_gemm_overwrite_codelet(char prec)
+{
+	return codelet_of(prec, 1);
 }
 
 double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k)

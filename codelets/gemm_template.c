@@ -75,6 +75,24 @@ static struct starpu_codelet SG_ID(codelet_) = {
 	.model = &SG_ID(model_),
 };
 
+/* The same kernels for a first update with beta = 0, which BLAS lets ignore C's old value:
+ * C is written, not read, so StarPU moves no copy of it to the GPU (one tile in three of a
+ * GEMM's loads). The model is shared: the kernel is the same. */
+static struct starpu_codelet SG_ID(overwrite_codelet_) = {
+	.name = SG_NAME,
+	.cpu_funcs = { SG_ID(cpu_gemm_) },
+#ifdef STARPU_USE_CUDA
+	.cuda_funcs = { SG_ID(cuda_gemm_) },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
+#elif defined(STARPU_SIMGRID)
+	.cuda_funcs = { SG_ID(cpu_gemm_) },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
+#endif
+	.nbuffers = 3,
+	.modes = { STARPU_R, STARPU_R, STARPU_W },
+	.model = &SG_ID(model_),
+};
+
 #undef SG_ID
 #undef SG_SUFFIX
 #undef SG_LETTER

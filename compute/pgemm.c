@@ -15,6 +15,7 @@
 #include "distrib/desc.h"
 #include "common/errors.h"
 #include "common/precision.h"
+#include "codelets/gemm_codelets.h"
 
 struct starpu_gemm_request {
 	struct sg_problem pb;
@@ -24,6 +25,7 @@ struct starpu_gemm_request {
 	const struct sg_precision *prec;
 	struct sg_window *window;
 	int static_gpu;
+	int beta_zero;                     /* C's first update writes it without reading it */
 	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
@@ -88,7 +90,9 @@ static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc 
 		                                  (unsigned)g->gpu_node, 1, prio);
 }
 
-/* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j). */
+/* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
+ * With beta = 0 the update k = 0 writes C without reading it (BLAS reads no C then), so no C
+ * tile crosses to a GPU: H2D is A and B alone. */
 static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t seq)
 {
 	int ar, ac, br, bc, m, n, kk, unused;
@@ -103,13 +107,15 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		sg_window_add_task(g->window);
 	/* Only the executing rank uses the callback and the worker; the others only send. */
 	int worker = g->static_gpu && local ? gpu_worker_of_column(g, j) : -1; /* -1: any */
+	int overwrite = k == 0 && g->beta_zero;
 	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
-#define GEMM_TASK_ARGS starpu_gemm_codelet(g->pb.prec),                                      \
+#define GEMM_TASK_ARGS overwrite ? sg_gemm_overwrite_codelet(g->pb.prec)                      \
+		                  : starpu_gemm_codelet(g->pb.prec),                             \
 		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char), \
 		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, k == 0 ? (const void *)&g->beta : g->prec->one, size, \
 		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),                                 \
 		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),                                 \
-		STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),                                  \
+		overwrite ? STARPU_W : STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),           \
 		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
 		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
 		STARPU_PRIORITY, walk_priority(g, seq), STARPU_EXECUTE_ON_WORKER, worker, 0
@@ -240,8 +246,11 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->B = B;
 	g->C = C;
 	int ret = sg_problem_make(&g->pb, transA, transB, A, B, C, opts.math);
-	if (!ret)
+	if (!ret) {
+		const struct sg_precision *pc = sg_precision_of_c(sg_precision(g->pb.prec));
+		g->beta_zero = opts.beta_zero = sg_load(pc, beta, 0) == 0;
 		ret = sg_plan_make(&g->plan, &g->pb, &opts);
+	}
 	if (ret) {
 		free(g);
 		return ret;

@@ -169,11 +169,11 @@ static size_t gpu_memory(int *ngpus)
 
 /* Equation (1): tiles loaded into one GPU over the whole product, and its regime. */
 static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
-                        char *regime)
+                        int c_read, char *regime)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
 	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
-	double C_loads = Mtl * Ntl * c_weight / G;
+	double C_loads = c_read ? Mtl * Ntl * c_weight / G : 0; /* beta = 0: written, not read */
 	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
 		return Mtl * Kt + Kt * Ntl / G + C_loads;
@@ -428,7 +428,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		 * and B's mean size. */
 		double ab_mean = (a_bytes + b_bytes) / 2;
 		plan->host_to_gpu_bytes = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean,
-		                                                  plan->regime) * G * ab_mean : 0;
+		                                                  !opts.beta_zero, plan->regime) * G * ab_mean : 0;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");

@@ -384,6 +384,7 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 
 	struct starpu_gemm_opts gemm_opts;
 	gemm_opts_from(opts, &gemm_opts);
+	gemm_opts.beta_zero = opts->beta[0] == 0 && opts->beta[1] == 0;
 	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
 	struct starpu_gemm_plan plan;
 	int ret = starpu_gemm_plan_sizes(&plan, opts->prec, opts->transA, opts->transB, opts->M,

@@ -229,6 +229,9 @@ struct starpu_gemm_opts {
 	int tile;          /* starpu_gemm_gemm_ex only: tile size (0: starpu_gemm_default_tile,
 	                    * or STARPU_GEMM_TILE when set) */
 	int math;          /* enum starpu_gemm_math (-EINVAL where it does not apply) */
+	int beta_zero;     /* plans from sizes only: 1 when the product's beta will be 0, whose
+	                    * C tiles are written, not loaded to the GPUs (the products set it
+	                    * themselves from their beta) */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);

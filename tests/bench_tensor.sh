@@ -34,7 +34,7 @@ expect "h2d 50.00 GB/s, d2h 50.00 GB/s" "the link rates"
 [ -s "$work/tensor-report-sample.dat" ] || { echo "FAIL no plot data"; failures=$((failures + 1)); }
 
 dry=$(DRY_RUN=1 BUILD=$top_builddir STARPU_NCUDA=1 "$top_srcdir/bench/tensor.sh")
-if [ "$(wc -l <<< "$dry")" = 14 ] && grep -q '^link: .*cublas_peak --link' <<< "$dry" &&
+if [ "$(wc -l <<< "$dry")" = 15 ] && grep -q '^link: .*cublas_peak --link' <<< "$dry" &&
    grep -q '^ceiling-t: .*cublas_peak --prec t -n 16384' <<< "$dry" &&
    grep -q '^bf16-nothrottle: env STARPU_LIMIT_CUDA_MEM=16384 .*-x STARPU_NCUDA .*--prec b --no-throttle$' <<< "$dry" &&
    grep -q '^tf32: .*-M 49152 .*--prec s --math tf32$' <<< "$dry"; then

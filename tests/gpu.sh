@@ -88,6 +88,11 @@ for prec in d z s; do
     "$run" 1 "$driver" --prec "$prec" -M 8192 -N 8192 -K 8192 -t 1024 --niter 1 --warmup 0 \
     --check --quiet
 done
+# beta = 0: C's first update writes it without loading it (H2D: A and B only)
+STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
+  step "memory pressure, beta = 0: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
+  "$run" 1 "$driver" -M 8192 -N 8192 -K 8192 -t 1024 --beta 0 --niter 1 --warmup 0 \
+  --check --quiet
 if [ "${GPU_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
   STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
     step "memory pressure under compute-sanitizer memcheck: dgemm n=4096 t=1024" \

@@ -1,0 +1,11 @@
+/* The library's own codelet variants, beside the public ones of include/starpu_gemm.h. */
+#ifndef SG_GEMM_CODELETS_H
+#define SG_GEMM_CODELETS_H
+
+#include <starpu.h>
+
+/* starpu_gemm_codelet(prec) with C written, not read (modes R, R, W): for the first update
+ * of a C tile when beta = 0, where BLAS does not read C. NULL for an unknown letter. */
+struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
+
+#endif
