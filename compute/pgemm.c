@@ -29,7 +29,7 @@ struct starpu_gemm_request {
 	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
-	struct sg_chunk_hook hook;         /* doors/: wait until the chunk's tiles are staged */
+	struct sg_task_hook hook;          /* doors/: wait until a task's tiles are staged */
 	struct sg_job job;                 /* the walk, on the submission thread */
 };
 #define pgemm starpu_gemm_request
@@ -169,8 +169,6 @@ static void walk_algorithm3(struct pgemm *g)
 	sg_walk_start(&w, pl);
 	while (sg_walk_next_chunk(&w)) {
 		void *ref = sg_window_begin_chunk(g->window, pl->throttled ? w.chunk : 0);
-		if (g->hook.before_chunk)
-			g->hook.before_chunk(g->hook.arg, &g->pb, w.i0, w.i1, w.j0, w.j1, w.k0, w.k1);
 		int i, j, k;
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			if (g->hook.before_task)
@@ -226,7 +224,7 @@ static void find_cuda_workers(struct pgemm *g)
 
 int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
                     struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
-                    const struct starpu_gemm_opts *opts_in, const struct sg_chunk_hook *hook,
+                    const struct starpu_gemm_opts *opts_in, const struct sg_task_hook *hook,
                     struct starpu_gemm_request **req)
 {
 	struct starpu_gemm_opts opts;

@@ -27,13 +27,10 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                  const struct starpu_gemm_opts *opts);
 
-/* Called on the submission thread before the tasks of each chunk are submitted, with the
- * chunk's tile ranges [i0,i1) x [j0,j1) of C and [k0,k1) of k, then before each of its tasks
- * GEMM(i, j, k) (either may be NULL): the one call on host arrays waits there until the tiles
- * the task reads are staged in pinned memory. */
-struct sg_chunk_hook {
-	void (*before_chunk)(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
-	                     int j1, int k0, int k1);
+/* Called on the submission thread before each task GEMM(i, j, k) is submitted, in the walk's
+ * order (compute/walk.h): the one call on host arrays waits there until the tiles the task
+ * reads are staged in pinned memory, and sends back the C tile the walk just finished. */
+struct sg_task_hook {
 	void (*before_task)(void *arg, const struct sg_problem *pb, int i, int j, int k);
 	void *arg;
 };
@@ -41,7 +38,7 @@ struct sg_chunk_hook {
 /* starpu_gemm_pgemm_submit with a hook (may be NULL). */
 int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
                     struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
-                    const struct starpu_gemm_opts *opts, const struct sg_chunk_hook *hook,
+                    const struct starpu_gemm_opts *opts, const struct sg_task_hook *hook,
                     struct starpu_gemm_request **req);
 
 /* Tile (row, column) of op(X) at (i, k): the stored tile is transposed when trans != 'N'. */

@@ -269,7 +269,7 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	if (ret)
 		return ret;
 	struct operands *o = &f->o;
-	struct sg_chunk_hook hook = { sg_stage_before_chunk, sg_stage_before_task, &o->stager };
+	struct sg_task_hook hook = { sg_stage_before_task, &o->stager };
 	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;
 	if (staging) {
 		struct starpu_gemm_plan plan;

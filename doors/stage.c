@@ -309,7 +309,7 @@ static starpu_data_handle_t c_handle(const struct sg_stager *st, int t)
 	return starpu_gemm_desc_handle(st->C_desc, t % st->C.mt, t / st->C.mt);
 }
 
-/* StarPU's callback once a C tile of a finished block column is home: queue it. */
+/* StarPU's callback once a finished C tile is home: queue it. */
 static void tile_home(void *arg)
 {
 	struct sg_back_ref *ref = arg;
@@ -353,22 +353,13 @@ static void *copier(void *arg)
 	return NULL;
 }
 
-/* The walk entered another block column: the C tiles of the one it left are final. */
-static void send_back(struct sg_stager *st, int j0, int j1)
+/* A C tile's last update was submitted: once it is done and the tile is home, StarPU calls
+ * tile_home, which queues it for the copiers. */
+static void send_back(struct sg_stager *st, int t)
 {
-	if (!st->C_desc || !st->C.tiles || !st->back)
-		return;
-	if (st->last_j0 >= 0 && j0 != st->last_j0)
-		for (int j = st->last_j0; j < st->last_j1; j++)
-			for (int i = 0; i < st->C.mt; i++) {
-				int t = j * st->C.mt + i;
-				st->refs[t] = (struct sg_back_ref){ st, t };
-				if (starpu_data_acquire_cb(c_handle(st, t), STARPU_R, tile_home,
-				                           &st->refs[t]) != 0)
-					st->refs[t].st = NULL; /* copied after the product instead */
-			}
-	st->last_j0 = j0;
-	st->last_j1 = j1;
+	st->refs[t] = (struct sg_back_ref){ st, t };
+	if (starpu_data_acquire_cb(c_handle(st, t), STARPU_R, tile_home, &st->refs[t]) != 0)
+		st->refs[t].st = NULL; /* copied after the product instead */
 }
 
 int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char ta, char tb)
@@ -392,7 +383,7 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	}
 	for (int w = 0; w < st->norder; w++)
 		st->order[w].array->ready[st->order[w].tile] = 0;
-	st->last_j0 = -1;
+	st->last_tile = -1;
 	if (st->C.tiles) {
 		size_t ntiles = (size_t)st->C.mt * st->C.nt;
 		st->back = malloc(sizeof(*st->back) * ntiles);
@@ -425,16 +416,17 @@ static int not_ready(struct sg_stage_array *a, int t, void *arg)
 	return a->ready[t] == 0;
 }
 
-void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
-                           int j1, int k0, int k1)
-{
-	(void)pb, (void)i0, (void)i1, (void)k0, (void)k1;
-	send_back(arg, j0, j1);
-}
-
 void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k)
 {
 	struct sg_stager *st = arg;
+	/* The walk keeps a C tile's updates together: when it leaves a tile after its last k,
+	 * the tile is final and can go back while the rest computes. */
+	int t = j * st->C.mt + i;
+	if (st->last_tile >= 0 && st->last_tile != t && st->last_k == pb->Kt - 1 && st->C_desc &&
+	    st->C.tiles && st->back)
+		send_back(st, st->last_tile);
+	st->last_tile = t;
+	st->last_k = k;
 	double t0 = sg_now();
 	pthread_mutex_lock(&st->lock);
 	while (task_tiles(st, pb->transA, pb->transB, i, j, k, not_ready, NULL))

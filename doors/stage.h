@@ -3,9 +3,10 @@
  * lock), so it cannot hide behind the product. Copying does not: tiles of pinned memory, taken
  * from a pool kept across calls (pinning is paid once per process, not per call), are filled
  * from the caller's arrays by copier threads running ahead in the walk's order while the GPU
- * computes; the walk waits only for each task's own tiles (a chunk hook); C's tiles are copied back
- * block column by block column as the walk leaves them, the last one after the product. The pool holds at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of
- * the node's memory); a product whose tiles do not fit pins its operands instead. */
+ * computes; the walk waits only for each task's own tiles (a task hook); C's tiles are copied
+ * back one by one as the walk finishes them, the last one after the product. The pool holds
+ * at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of the node's memory); a product whose
+ * tiles do not fit pins its operands instead. */
 #ifndef SG_DOORS_STAGE_H
 #define SG_DOORS_STAGE_H
 
@@ -41,11 +42,11 @@ struct sg_stager {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
-	/* C's block columns go back while later ones compute: once the walk leaves a block
-	 * column, its C tiles are acquired (StarPU calls back when their last task is done and
-	 * they are home), queued, copied back by the copiers and released. */
+	/* C's tiles go back while later ones compute: once the walk leaves a C tile after its
+	 * last update, the tile is acquired (StarPU calls back when that task is done and the
+	 * tile is home), queued, copied back by the copiers and released. */
 	struct starpu_gemm_desc *C_desc;   /* set once the descriptors exist */
-	int last_j0, last_j1;              /* the block column the walk is in */
+	int last_tile, last_k;             /* the walk's last task: its C tile, its k */
 	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
 	                                    * were copied during the product */
 	unsigned char *copied_back;
@@ -69,10 +70,8 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array);
 /* Start the copier threads on the tiles in the order the walk of plan reads them. */
 int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *plan, char transA,
                    char transB);
-/* The chunk hook (arg: struct sg_stager): before a chunk, C's tiles of the block column the
- * walk left go back; before a task, the walk waits until the tiles it reads are staged. */
-void sg_stage_before_chunk(void *arg, const struct sg_problem *pb, int i0, int i1, int j0,
-                           int j1, int k0, int k1);
+/* The task hook (arg: struct sg_stager): the walk waits until the tiles the task reads are
+ * staged, and a C tile the walk left after its last update goes back. */
 void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k);
 /* After the descriptors are destroyed: copy C's tiles back (when copy_back), stop the
  * threads, give the buffers back to the pool. */
