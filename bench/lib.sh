@@ -61,8 +61,10 @@ kit_case() {
   if [ "${DRY_RUN:-0}" = 1 ]; then echo "$name: $*"; return; fi
   local out=$work/out t0=$SECONDS rc=0
   echo "=== $name: $* (load $(cut -d' ' -f1 /proc/loadavg))" >> "$log"
-  timeout -k 10 "$STEP_TIMEOUT" "$@" > "$out" 2>&1 || rc=$?
-  cat "$out" >> "$log"
+  # Rows come from stdout only: a line a program writes to stderr (StarPU's, a verbose
+  # library's) must not break or fake a row. The log keeps both.
+  timeout -k 10 "$STEP_TIMEOUT" "$@" > "$out" 2> "$work/err" || rc=$?
+  cat "$out" "$work/err" >> "$log"
   local status=ok
   case $rc in 0) ;; 124|137) status=timeout ;; *) status=failed-$rc ;; esac
   # The results' rows: the lines after a header, as wide as it (the table of several ranks
