@@ -59,22 +59,27 @@ static const void *shared_source(int bytes)
 	return buf;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request)
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+static int send_tile_as_bytes(send_fn send, const void *buf, int count, MPI_Datatype type,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	int bytes;
 	return contiguous_bytes(count, type, &bytes)
-	       ? PMPI_Isend(shared_source(bytes), bytes, MPI_BYTE, dest, tag, comm, request)
-	       : PMPI_Isend(buf, count, type, dest, tag, comm, request);
+	       ? send(shared_source(bytes), bytes, MPI_BYTE, dest, tag, comm, request)
+	       : send(buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	return send_tile_as_bytes(PMPI_Isend, buf, count, type, dest, tag, comm, request);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-	int bytes;
-	return contiguous_bytes(count, type, &bytes)
-	       ? PMPI_Issend(shared_source(bytes), bytes, MPI_BYTE, dest, tag, comm, request)
-	       : PMPI_Issend(buf, count, type, dest, tag, comm, request);
+	return send_tile_as_bytes(PMPI_Issend, buf, count, type, dest, tag, comm, request);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,

@@ -3,8 +3,8 @@
 
     scripts/simgrid/node.py --from perfmodels/h200 --gpus 4 --out DIR [--label LABEL] [options]
 
-prints LABEL and the one-thread memcpy GB/s measured on the node type (MPI between ranks of
-one node), and writes DIR/bus/LABEL.{platform.v4.xml,platform.xml,config,affinity,bandwidth,latency} and
+prints LABEL, the one-thread memcpy GB/s measured on the node type (MPI between ranks of one
+node) and its host memory in GB (what one rank had), and writes DIR/bus/LABEL.{platform.v4.xml,platform.xml,config,affinity,bandwidth,latency} and
 DIR/codelets/45/<symbol>.LABEL (the calibrated node's codelet models, renamed: run with
 STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 so that every simulated GPU uses GPU 0's measurements).
 Then: STARPU_PERF_MODEL_DIR=DIR STARPU_HOSTNAME=LABEL (scripts/simgrid/simulate.sh does it).
@@ -34,6 +34,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # is the one two of three agree with.
 PINNED_LOGS = {"h100": "bench/results/pins-h100-20261124.log"}
 BORROWED_PINNED = "h100"
+# Host memory one rank alone had on the node (the planner's "plan: sized for ... GB host per
+# rank" line: MemAvailable): bench/results/gpu-tests-h100-20261124.log (76.5 GB per GPU) and
+# gpu-tests-h200-20261123.log (135.1 GB per GPU). The 2 x H200 node had 268.8
+# (gpu-h200x2-20261124.log): pass --host-mem-gb to simulate.sh for nodes unlike these.
+HOST_MEM_GB = {"h100": 134.3, "h200": 109.5}
 # NVLink between GPUs: nvidia-smi topo -m on the 2 x H200 node shows NV18 (18 links;
 # bench/results/gpu-h200x2-20261124.log): measured link count, the rate per direction is
 # NVIDIA's H200 figure (450 GB/s), not measured by us.
@@ -251,8 +256,9 @@ def main():
         symbol = os.path.basename(f)[: -len(s["label"]) - 1]
         with open(os.path.join(codelets, symbol + "." + a.label), "w") as out:
             out.write(slowed(open(f).read(), a.share))
-    # stdout: the label, then the rate of MPI inside a node (simulate.sh's loopback links)
-    print(a.label, "%.2f" % measured_memcpy(s["label"])[0])
+    # stdout: the label, the rate of MPI inside a node (simulate.sh's loopback links), and
+    # the node's host memory (0: unknown)
+    print(a.label, "%.2f" % measured_memcpy(s["label"])[0], HOST_MEM_GB.get(s["label"], 0))
 
 
 if __name__ == "__main__":

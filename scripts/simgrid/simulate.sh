@@ -14,8 +14,8 @@
 #   --net-gbps B     network bandwidth per node, Gb/s [200];  --net-lat-us L  latency [2]
 #   --h2d GBS, --d2h GBS, --nvlink GBS, --host-links separate|paired, --starpu-bus
 #                    node bus settings: scripts/simgrid/node.py --help (where each comes from)
-#   --host-mem-gb M  host memory per node, GB [109.5: what the H200 node's runs reported],
-#                    shared by its ranks
+#   --host-mem-gb M  host memory per node, GB, shared by its ranks [what the node type's runs
+#                    reported: h100 134.3, h200 109.5; scripts/simgrid/node.py]
 #   --keep DIR       keep the generated platform and models in DIR
 # Environment: BUILD [build-simgrid] (the simulated build), VERBOSE=1 (SimGrid's own lines),
 # and any STARPU_* setting (STARPU_SCHED [dmdas], STARPU_LIMIT_CUDA_MEM, ...).
@@ -23,7 +23,7 @@
 #   scripts/simgrid/simulate.sh --nodes 16 --gpus 4 -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-node=h200 gpus=1 nodes=1 rpn=1 gbps=200 lat_us=2 host_mem_gb=109.5 keep=
+node=h200 gpus=1 nodes=1 rpn=1 gbps=200 lat_us=2 host_mem_gb= keep=
 node_args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -70,9 +70,11 @@ run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 # The simulated node: its platform and the calibrated models, in a folder of its own (StarPU
 # may write there; the committed models stay as they are).
-read -r label memcpy_gbs < <(python3 "$top/scripts/simgrid/node.py" --from "$node" --gpus "$rank_gpus" \
+read -r label memcpy_gbs node_mem_gb < <(python3 "$top/scripts/simgrid/node.py" --from "$node" --gpus "$rank_gpus" \
   --share "$share" --out "$run/models" "${node_args[@]}")
-[ -n "${memcpy_gbs:-}" ] || exit 2
+[ -n "${node_mem_gb:-}" ] || exit 2
+host_mem_gb=${host_mem_gb:-$node_mem_gb}
+[ "$host_mem_gb" != 0 ] || { echo "simulate.sh: host memory of $node unknown: give --host-mem-gb" >&2; exit 2; }
 # The cluster: one host per node, each with its own link to a non-blocking switch
 # (bandwidth and latency: --net-gbps, --net-lat-us; the backbone is assumed never to limit),
 # and a loopback link for MPI between ranks of one node (one memcpy; latency assumed 1 us).
