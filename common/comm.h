@@ -20,6 +20,8 @@ void sg_sim_allgather(const void *mine, void *all, size_t bytes, MPI_Comm comm);
 void sg_sim_allreduce(const void *in, void *out, int count, size_t elem, MPI_Datatype type,
                       MPI_Op op, MPI_Comm comm);
 void sg_sim_bcast(void *buf, size_t bytes, int root, MPI_Comm comm);
+/* Host allocations of StarPU made lazily folded (common/sim_fold.c). */
+void sg_sim_fold_memory(void);
 #endif
 
 /* MPI_Allreduce of count elements of elem bytes each, or a copy on a local communicator. */

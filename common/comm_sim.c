@@ -7,11 +7,89 @@
  * carry a few bytes, outside the timed products. Compiled empty in real builds. */
 #include <starpu_config.h>
 #ifdef STARPU_SIMGRID
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <starpu_mpi.h>
 #include "common/comm.h"
+
+/* Tiles travel as bytes, from no memory of their own. StarPU-MPI sends a tile as one element
+ * of MPI_Type_vector(cols, rows * elemsize, ld * elemsize, MPI_BYTE), contiguous here (ld =
+ * rows). SimGrid 3.32 flags even a contiguous vector as derived (DT_FLAG_CONTIGUOUS |
+ * DT_FLAG_DERIVED, smpi_datatype.cpp) and then passes every such message through buffers of
+ * its size that it allocates, fills and frees (Request::init_buffer: xbt_malloc, serialize;
+ * unserialize at the receiver): for tiles of 4096 doubles, 128 MiB of real memory per message
+ * in flight and three copies of it. That was the simulation's memory (5.3 GB for 4 nodes of
+ * 4 GPUs at n = 32768) and 93% of its time (47 s, now 3.5 s; bench/results/sim-notes.md). So
+ * a tile goes as MPI_BYTE (SMPI times a message by its size alone), and is sent from an SMPI
+ * shared buffer, which SMPI never copies from (smpi_comm_copy_buffer_callback): the receiver's
+ * tile is left as it was, which is all a simulation needs (no result is computed). These
+ * definitions take the place of SMPI's for StarPU-MPI, which is linked into the same program.
+ * Anything else (the collectives below, StarPU-MPI's envelopes) goes through unchanged. */
+static int contiguous_bytes(int count, MPI_Datatype type, int *bytes)
+{
+	int nints, naddrs, ntypes, combiner;
+	if (MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner) != MPI_SUCCESS ||
+	    combiner != MPI_COMBINER_VECTOR || nints != 3 || naddrs != 0 || ntypes != 1)
+		return 0;
+	int ints[3];
+	MPI_Aint none[1];
+	MPI_Datatype old;
+	if (MPI_Type_get_contents(type, 3, 0, 1, ints, none, &old) != MPI_SUCCESS ||
+	    old != MPI_BYTE || ints[1] != ints[2])
+		return 0;
+	long long n = (long long)count * ints[0] * ints[1];
+	if (n <= 0 || n > INT_MAX)
+		return 0;
+	*bytes = (int)n;
+	return 1;
+}
+
+/* The SMPI shared buffer tiles are sent from, as large as the largest so far (a smaller one
+ * is kept: a send in flight may still name it). One per simulated rank. */
+static const void *shared_source(int bytes)
+{
+	static void *buf;
+	static int size;
+	if (bytes > size) {
+		buf = SMPI_SHARED_MALLOC((size_t)bytes);
+		size = bytes;
+	}
+	return buf;
+}
+
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+static int send_tile_as_bytes(send_fn send, const void *buf, int count, MPI_Datatype type,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	int bytes;
+	return contiguous_bytes(count, type, &bytes)
+	       ? send(shared_source(bytes), bytes, MPI_BYTE, dest, tag, comm, request)
+	       : send(buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	return send_tile_as_bytes(PMPI_Isend, buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+	return send_tile_as_bytes(PMPI_Issend, buf, count, type, dest, tag, comm, request);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	int bytes;
+	return contiguous_bytes(count, type, &bytes)
+	       ? PMPI_Irecv(buf, bytes, MPI_BYTE, source, tag, comm, request)
+	       : PMPI_Irecv(buf, count, type, source, tag, comm, request);
+}
 
 /* Tags far above the tiles' (distrib/desc.c numbers tiles from 0); every rank makes the same
  * collectives in the same order, so a counter matches sends with receives. */

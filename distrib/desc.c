@@ -262,9 +262,11 @@ static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t 
 		*desc = NULL;
 #ifdef STARPU_SIMGRID
 	/* The copies StarPU makes in host memory (tiles received from other ranks) are folded
-	 * too: StarPU's default flags for main memory, plus folding. */
+	 * too: StarPU's default flags for main memory, plus folding, which common/sim_fold.c
+	 * makes lazily. */
 	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED |
 	                                        STARPU_MALLOC_COUNT | STARPU_MALLOC_SIMULATION_FOLDED);
+	sg_sim_fold_memory();
 #endif
 	int rank = 0, nranks = 1;
 	if (!sg_comm_is_local(comm)) {

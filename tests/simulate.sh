@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The driver on 4 simulated nodes of 4 GPUs each (StarPU+SimGrid, H200 models, 200 Gb/s):
 # it runs to the end, and the MPI traffic StarPU-MPI simulated equals the plan's prediction
-# (Equation 1's remote A and B tiles), as does GPU -> host (C once). Needs the simulated build
+# (Equation 1's remote A and B tiles), as does GPU -> host (C once); then 2 ranks sharing one
+# simulated GPU, the same checks. Needs the simulated build
 # (./bootstrap.sh simulate, or ./bootstrap.sh check, which makes it): skipped without it.
 set -u
 : "${top_srcdir:?}"
@@ -12,25 +13,37 @@ if [ ! -x "$sim_build/drivers/starpu_gemm" ]; then
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-BUILD=$sim_build timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$top_srcdir/scripts/simgrid/simulate.sh" \
-	--nodes 4 --gpus 4 -- -M 16384 -N 16384 -K 16384 -t 2048 -P 2 -Q 2 --niter 1 --warmup 0 \
-	--csv > "$out"
-status=$?
-cat "$out"
-[ "$status" = 0 ] || { echo "FAIL: the simulation exited with $status"; exit 1; }
-awk -F, '
-	/^system,/ { for (c = 1; c <= NF; c++) col[$c] = c; next }
-	!("gflops" in col) { next }
-	{
-		rows++
-		printf "simulated: %.1f TFLOP/s on %d GPUs; MPI %s B (plan %s B), GPU->host %s B (plan %s B)\n",
-		       $col["gflops"] / 1000, $col["ncuda"], $col["mpi_bytes"], $col["pred_mpi_bytes"],
-		       $col["d2h_bytes"], $col["pred_d2h_bytes"]
-		if (!($col["gflops"] > 0)) { print "FAIL: no speed"; bad++ }
-		if ($col["ranks"] != 4 || $col["ncuda"] != 16) { print "FAIL: not 4 ranks x 4 GPUs"; bad++ }
-		if ($col["mpi_bytes"] != $col["pred_mpi_bytes"] || $col["mpi_bytes"] == 0) {
-			print "FAIL: simulated MPI traffic is not the plan'"'"'s"; bad++ }
-		if ($col["d2h_bytes"] != $col["pred_d2h_bytes"]) {
-			print "FAIL: simulated GPU -> host traffic is not the plan'"'"'s"; bad++ }
-	}
-	END { if (rows != 1) { print "FAIL: expected one CSV row, got " rows + 0; bad++ } exit bad > 0 }' "$out"
+bad=0
+# simulate RANKS GPUS [simulate.sh options] -- [driver options]: runs, then checks the traffic.
+simulate() {
+	local ranks=$1 gpus=$2
+	shift 2
+	BUILD=$sim_build timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$top_srcdir/scripts/simgrid/simulate.sh" \
+		"$@" --niter 1 --warmup 0 --csv > "$out"
+	local status=$?
+	cat "$out"
+	[ "$status" = 0 ] || { echo "FAIL: the simulation exited with $status"; bad=1; return; }
+	awk -F, -v ranks="$ranks" -v gpus="$gpus" '
+		/^system,/ { for (c = 1; c <= NF; c++) col[$c] = c; next }
+		!("gflops" in col) { next }
+		{
+			rows++
+			printf "simulated: %.1f TFLOP/s on %d GPUs; MPI %s B (plan %s B), GPU->host %s B (plan %s B)\n",
+			       $col["gflops"] / 1000, $col["ncuda"], $col["mpi_bytes"], $col["pred_mpi_bytes"],
+			       $col["d2h_bytes"], $col["pred_d2h_bytes"]
+			if (!($col["gflops"] > 0)) { print "FAIL: no speed"; bad++ }
+			if ($col["ranks"] != ranks || $col["ncuda"] != gpus) {
+				print "FAIL: not " ranks " ranks and " gpus " GPUs"; bad++ }
+			if ($col["mpi_bytes"] != $col["pred_mpi_bytes"] || $col["mpi_bytes"] == 0) {
+				print "FAIL: simulated MPI traffic is not the plan'"'"'s"; bad++ }
+			if ($col["d2h_bytes"] != $col["pred_d2h_bytes"]) {
+				print "FAIL: simulated GPU -> host traffic is not the plan'"'"'s"; bad++ }
+		}
+		END { if (rows != 1) { print "FAIL: expected one CSV row, got " rows + 0; bad++ } exit bad > 0 }' \
+		"$out" || bad=1
+}
+simulate 4 16 --nodes 4 --gpus 4 -- -M 16384 -N 16384 -K 16384 -t 2048 -P 2 -Q 2
+# Two ranks sharing one GPU of one node (scripts/simgrid/node.py --share): MPI through the
+# node's memory, each rank with half the GPU.
+simulate 2 2 --gpus 1 --ranks-per-node 2 -- -M 8192 -N 8192 -K 8192 -t 2048 -P 1 -Q 2
+exit $bad

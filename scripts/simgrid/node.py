@@ -3,7 +3,8 @@
 
     scripts/simgrid/node.py --from perfmodels/h200 --gpus 4 --out DIR [--label LABEL] [options]
 
-writes DIR/bus/LABEL.{platform.v4.xml,platform.xml,config,affinity,bandwidth,latency} and
+prints LABEL, the one-thread memcpy GB/s measured on the node type (MPI between ranks of one
+node) and its host memory in GB (what one rank had), and writes DIR/bus/LABEL.{platform.v4.xml,platform.xml,config,affinity,bandwidth,latency} and
 DIR/codelets/45/<symbol>.LABEL (the calibrated node's codelet models, renamed: run with
 STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 so that every simulated GPU uses GPU 0's measurements).
 Then: STARPU_PERF_MODEL_DIR=DIR STARPU_HOSTNAME=LABEL (scripts/simgrid/simulate.sh does it).
@@ -18,17 +19,53 @@ import re
 import shutil
 import sys
 
-# Measured host<->GPU copy rate of pinned memory: bench/pin_rate on the H100 node
-# (bench/results/pins-h100-20261124.log: "h2d ... pinned gbs=54.43"). On the H200 node the
-# driver's no-throttle run with an 8 GB GPU cap moved 64.6 GB host->GPU in 1.467 s
-# (bench/results/gpu-h200-20261123.csv), at least 44 GB/s, so StarPU's own bus calibration
-# there (29.9 GB/s, perfmodels/h200/bus) underestimates what the product gets; a simulation
-# with it predicted 39.6 TFLOP/s for a run measured at 50.9 (bench/results/sim-validation.md).
-MEASURED_H2D_GBS = 54.43
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Host<->GPU copy rate: what bench/pin_rate measured for pinned memory on each node type
+# (`scripts/device-session.sh pins`), read from its log ("RESULT name=h2d ... memory=pinned
+# gbs=..."). StarPU's own bus calibration is not used by default: on the H200 node it gave
+# 29.9 GB/s, yet the driver's no-throttle run with an 8 GB GPU cap moved 64.6 GB host->GPU in
+# 1.467 s (bench/results/gpu-h200-20261123.csv), at least 44 GB/s, and a simulation with it
+# predicted 39.6 TFLOP/s for a run measured at 50.9. On the H100 node the two agree (StarPU
+# 53.9 GB/s, bench/pin_rate 54.4). The H200 node's pinned rate is not measured: it borrows
+# the H100 node's (same lease family, PCIe 5 x16 both), which the H200 runs bear out
+# (bench/results/sim-validation.md). A second H100 session measured 48.5 GB/s
+# (bench/results/pins-h100-20261124-b.log); the kit run of the same day 54.3: the log below
+# is the one two of three agree with.
+PINNED_LOGS = {"h100": "bench/results/pins-h100-20261124.log"}
+BORROWED_PINNED = "h100"
+# Host memory one rank alone had on the node (the planner's "plan: sized for ... GB host per
+# rank" line: MemAvailable): bench/results/gpu-tests-h100-20261124.log (76.5 GB per GPU) and
+# gpu-tests-h200-20261123.log (135.1 GB per GPU). The 2 x H200 node had 268.8
+# (gpu-h200x2-20261124.log): pass --host-mem-gb to simulate.sh for nodes unlike these.
+HOST_MEM_GB = {"h100": 134.3, "h200": 109.5}
 # NVLink between GPUs: nvidia-smi topo -m on the 2 x H200 node shows NV18 (18 links;
 # bench/results/gpu-h200x2-20261124.log): measured link count, the rate per direction is
 # NVIDIA's H200 figure (450 GB/s), not measured by us.
 ASSUMED_NVLINK_GBS = 450.0
+
+
+def measured_pinned(label):
+    """The pinned host->GPU GB/s bench/pin_rate measured on node type LABEL, and where."""
+    own = label in PINNED_LOGS
+    log = PINNED_LOGS[label if own else BORROWED_PINNED]
+    m = re.search(r"RESULT name=h2d \S+ memory=pinned gbs=([0-9.]+)", open(os.path.join(TOP, log)).read())
+    if not m:
+        sys.exit(f"node.py: no pinned h2d rate in {log}")
+    where = f"measured: bench/pin_rate, pinned host->GPU ({log})"
+    if not own:
+        where += f"; {label} has no measurement of its own, this is the {BORROWED_PINNED} node's"
+    return float(m.group(1)), where + "; GPU->host assumed equal"
+
+
+def measured_memcpy(label):
+    """One thread's memcpy GB/s on node type LABEL (bench/pin_rate), and where: what MPI
+    between ranks of one node runs at (Open MPI's shared-memory transport copies once)."""
+    log = PINNED_LOGS.get(label, PINNED_LOGS[BORROWED_PINNED])
+    m = re.search(r"RESULT name=memcpy \S+ threads=1 gbs=([0-9.]+)", open(os.path.join(TOP, log)).read())
+    if not m:
+        sys.exit(f"node.py: no one-thread memcpy rate in {log}")
+    return float(m.group(1)), log
 
 
 def read_source(src):
@@ -133,6 +170,26 @@ def matrix(a, s, G, kind):
     return "\n".join(rows) + "\n"
 
 
+def slowed(model, k):
+    """A StarPU history model (format 45) whose measured times are k times longer."""
+    if k == 1:
+        return model
+    out, entries = [], False
+    for line in model.splitlines(keepends=True):
+        if line.startswith("# hash"):
+            entries = True
+        elif line.startswith("#"):
+            entries = False
+        elif entries:
+            f = line.split()
+            if len(f) == 8:  # hash size flops mean dev sum sum2 n
+                mean, dev, tot, tot2 = (float(x) for x in f[3:7])
+                f[3:7] = [f"{mean * k:e}", f"{dev * k:e}", f"{tot * k:e}", f"{tot2 * k * k:e}"]
+                line = "\t".join(f) + "\n"
+        out.append(line)
+    return "".join(out)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,8 +197,8 @@ def main():
     p.add_argument("--gpus", type=int, required=True)
     p.add_argument("--out", required=True, help="model folder to write (STARPU_PERF_MODEL_DIR)")
     p.add_argument("--label", help="STARPU_HOSTNAME of the simulated node (default: SRCxG)")
-    p.add_argument("--h2d", type=float, default=MEASURED_H2D_GBS,
-                   help=f"host->GPU GB/s (default {MEASURED_H2D_GBS}: measured, bench/pin_rate)")
+    p.add_argument("--h2d", type=float,
+                   help="host->GPU GB/s (default: bench/pin_rate's measurement of the node type)")
     p.add_argument("--d2h", type=float, help="GPU->host GB/s (default: as --h2d, assumed)")
     p.add_argument("--starpu-bus", action="store_true",
                    help="host<->GPU rates of the source's own StarPU bus calibration instead")
@@ -149,20 +206,31 @@ def main():
                    help=f"GPU<->GPU GB/s per direction (default {ASSUMED_NVLINK_GBS:g}: NVIDIA's figure)")
     p.add_argument("--host-links", choices=["separate", "paired"], default="separate",
                    help="one PCIe x16 per GPU (default, assumed), or one per pair of GPUs")
+    p.add_argument("--share", type=int, default=1,
+                   help="ranks sharing each GPU (default 1): each rank's node gets 1/K of it")
     a = p.parse_args()
     if not 1 <= a.gpus <= 16:
         sys.exit("node.py: --gpus must be in 1..16 (StarPU built with --enable-maxcudadev=16)")
     s = read_source(a.src)
-    a.label = a.label or f"{s['label']}x{a.gpus}"
+    a.label = a.label or f"{s['label']}x{a.gpus}" + (f"s{a.share}" if a.share > 1 else "")
     if a.starpu_bus:
         a.h2d, a.d2h = s["h2d"][0] / 1e9, s["d2h"][0] / 1e9
         a.h2d_source = f"StarPU's bus calibration of {s['label']} (measured by StarPU)"
-    elif a.h2d == MEASURED_H2D_GBS:
-        a.h2d_source = ("measured: bench/pin_rate pinned host->GPU on the H100 node "
-                        "(bench/results/pins-h100-20261124.log); GPU->host assumed equal")
+    elif a.h2d is None:
+        a.h2d, a.h2d_source = measured_pinned(s["label"])
     else:
         a.h2d_source = "given on the command line (options h2d, d2h)"
     a.d2h = a.d2h if a.d2h else a.h2d
+    if a.share < 1:
+        sys.exit("node.py: --share must be at least 1")
+    # K ranks on one GPU: StarPU+SimGrid gives every rank a node of its own (starpu_smpirun
+    # copies the node's platform per rank), so sharing is modelled as a static split: each
+    # rank's GPU runs a kernel K times slower (the GPU time-sliced between K processes, both
+    # always busy), its host link carries 1/K of the rate, and it has 1/K of the memory.
+    if a.share > 1:
+        a.h2d, a.d2h = a.h2d / a.share, a.d2h / a.share
+        a.h2d_source += f"; divided by {a.share}: the link is shared by {a.share} ranks"
+        s["memsize"] //= a.share
     a.host_links_source = ("assumed (not measured: no multi-GPU bus calibration is committed)")
     a.nvlink_source = ("NV18 measured by nvidia-smi topo -m on the 2 x H200 node "
                        "(bench/results/gpu-h200x2-20261124.log); rate per direction assumed "
@@ -186,8 +254,11 @@ def main():
     os.makedirs(codelets, exist_ok=True)
     for f in glob.glob(os.path.join(a.src, "codelets", "45", "*." + s["label"])):
         symbol = os.path.basename(f)[: -len(s["label"]) - 1]
-        shutil.copyfile(f, os.path.join(codelets, symbol + "." + a.label))
-    print(a.label)
+        with open(os.path.join(codelets, symbol + "." + a.label), "w") as out:
+            out.write(slowed(open(f).read(), a.share))
+    # stdout: the label, the rate of MPI inside a node (simulate.sh's loopback links), and
+    # the node's host memory (0: unknown)
+    print(a.label, "%.2f" % measured_memcpy(s["label"])[0], HOST_MEM_GB.get(s["label"], 0))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
 # per case: the driver's CSV columns after the case's), .gp and .png (gnuplot).
 #   scripts/simgrid/predict.sh           (after ./bootstrap.sh simulate)
 # Environment: RESULTS [bench/results], STRONG_N [65536], WEAK_N [16384: n on one node of 4
-# GPUs], CASES (lines "kind nodes gpus_per_node P Q n" replacing the list below).
+# GPUs], CASES (lines "kind nodes gpus_per_node P Q n" replacing the list below). The "large"
+# case is the README's 16-node, 64-GPU command (./bootstrap.sh simulate --nodes 16 --gpus 4
+# -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4). About 3 minutes on 2 cores.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${RESULTS:-$top/bench/results}
@@ -21,7 +23,8 @@ strong 64 4 8 8 $strong
 weak 1 4 1 1 $weak
 weak 4 4 2 2 $((weak * 2))
 weak 16 4 4 4 $((weak * 4))
-weak 64 4 8 8 $((weak * 8))"
+weak 64 4 8 8 $((weak * 8))
+large 16 4 4 4 131072"
 csv=$out/sim-predictions.csv
 header=
 while read -r kind nodes gpus P Q n; do
