@@ -256,15 +256,23 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
  * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
- * GPU, b*c/G + (l+1)(b + c/G)d, C's tiles weighing c_weight A or B tiles. 0 when not even d=1
- * fits. */
+ * GPU, b*c/G + (l+1)(b + c/G)d, C's tiles weighing c_weight A or B tiles, in GPU_WINDOW_SHARE
+ * of the GPU's memory. 0 when not even d=1 fits.
+ *
+ * The share: the walk prefetches every task's tiles when it is submitted (compute/pgemm.c),
+ * so the whole window is resident at once, and a window that filled the GPU to the last tile
+ * left StarPU's allocator and cuBLAS's workspace no room: DGEMM n = 32768 on an H100 capped at
+ * 8 GiB, b = c = 4, d = 2 (64 tiles of 64) reloaded evicted tiles and ran at 46.5 TFLOP/s,
+ * against 51.2 with d = 1 (bench/notes-gpu.md). */
+#define GPU_WINDOW_SHARE 0.9
 static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
                        double c_weight, double window, int Kt, double task_tiles)
 {
 	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, 1, window,
 	                  Kt);
 	if (gpu_tiles > 0)
-		d = sg_min(d, largest_d(gpu_tiles, b, (double)c / G, c_weight, window, Kt));
+		d = sg_min(d, largest_d(GPU_WINDOW_SHARE * gpu_tiles, b, (double)c / G, c_weight,
+		                        window, Kt));
 	return d;
 }
 
