@@ -241,7 +241,7 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * acquired (the driver's fill: 34 MB for 67 500 tiles), and 64 go to the descriptor's four
  * entries and the tile allocation's header. A run holds more per task than paused workers do:
  * 2.5 KB (-t 2 on 300^3: 19 MB for 7 500 in flight; -t 1 on 120^3: 12 MB for 4 700), the
- * memory of tasks just freed not always reused at once. */
+ * memory of tasks just freed not always reused at once; counted as 2.6. */
 #define SG_HANDLE_HOST_BYTES 21964.0
 #define SG_MPI_ENTRY_HOST_BYTES 233.0
 #define SG_TASK_HOST_BYTES 2600.0
@@ -251,11 +251,12 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * more on 2 ranks at n = 4096). */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
-/* The throttle keeps at most this many tasks in flight per rank (by the chunk depth d, and
- * for tiny tiles by the C block): 21 MB of StarPU's, so the bound stays tight where the
- * workers keep up with the submission and fewer are in flight (bench/rss.sh), and still 2.8 s
- * of an H100's work at t = 2048. The GPU plans of a few GPUs (b*c*d in the hundreds) never
- * reach it. */
+/* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
+ * the throttle keeps at most this many tasks in flight per rank, by the chunk depth d and for
+ * tiny tiles by the C block: 21 MB of StarPU's, few enough that the bound stays tight where
+ * the workers keep up with the submission and fewer are in flight (bench/rss.sh). Larger
+ * tiles (the GPUs', the CPU default of 512) keep their chunks: their tasks weigh nothing
+ * beside them. */
 #define SG_MAX_TASKS_IN_FLIGHT 8192.0
 /* A remote tile in flight: its copy, and an allowance for StarPU-MPI's receive request and
  * StarPU's record of the copy (bench/rss.sh on 2 ranks stays within the bound with it). */
@@ -295,10 +296,13 @@ int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA
 	return ret ? ret : sg_plan_make(plan, &pb, opts);
 }
 
-/* StarPU's host memory per registered tile (every rank registers every tile). */
-static double handle_host_bytes(const struct sg_problem *pb)
+/* StarPU's host memory per registered tile (every rank registers every tile), and what the
+ * allocation of a tile of tile_bytes adds to it: glibc maps a tile of 128 KiB or more on its
+ * own, a page more (n = 4096, t = 512 on 1 rank: 0.8 MiB over 192 tiles). */
+static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
 {
-	return SG_HANDLE_HOST_BYTES + (pb->local ? 0 : SG_MPI_ENTRY_HOST_BYTES);
+	return SG_HANDLE_HOST_BYTES + (pb->local ? 0 : SG_MPI_ENTRY_HOST_BYTES) +
+	       (tile_bytes >= 128 * 1024 ? 4096 : 0);
 }
 
 /* Tiles of A, B and C at tile t. */
@@ -312,9 +316,9 @@ static double handles_at(const struct sg_problem *pb, int64_t t)
 /* The handles alone would take more than half of host memory: one line with the numbers and
  * the smallest tile whose handles take at most that half (none if no tile does). */
 static void refuse_handles(const struct sg_problem *pb, double handles, double handle_bytes,
-                           size_t host_mem)
+                           double tile_bytes, size_t host_mem)
 {
-	double half = host_mem / 2.0, per_handle = handle_host_bytes(pb);
+	double half = host_mem / 2.0, per_handle = handle_host_bytes(pb, tile_bytes);
 	int64_t hi = pb->M > pb->N ? pb->M : pb->N; /* one tile per matrix there */
 	hi = hi > pb->K ? hi : pb->K;
 	int64_t lo = pb->tile;
@@ -416,10 +420,10 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	double host_tiles = plan->host_mem / tile_bytes / 2;
 	/* Every rank registers every tile of A, B and C: their handles come first. */
 	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
-	double handle_bytes = plan->handles * handle_host_bytes(&pb);
+	double handle_bytes = plan->handles * handle_host_bytes(&pb, tile_bytes);
 	if (handle_bytes > plan->host_mem / 2.0) {
 		if (pb.rank == 0) /* the memory was agreed on: every rank refuses alike */
-			refuse_handles(&pb, plan->handles, handle_bytes, plan->host_mem);
+			refuse_handles(&pb, plan->handles, handle_bytes, tile_bytes, plan->host_mem);
 		return -ENOMEM;
 	}
 	host_tiles -= handle_bytes / tile_bytes;
@@ -427,13 +431,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
+	int cap_tasks = plan->throttled && SG_TASK_HOST_BYTES * 100 > tile_bytes;
 	for (double fill = 0.75;; fill /= 2) {
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl,
 		             pb.P * pb.Q == 1, &b, &c);
 		/* Tiny tiles: a chunk of d = 1 over the whole block would hold more tasks than
 		 * the throttle allows; a smaller block (at most lookahead 2: 3 chunks) does not. */
-		if (plan->throttled && !(opts.b && opts.c) &&
-		    (double)b * c * 3 > SG_MAX_TASKS_IN_FLIGHT)
+		if (cap_tasks && !(opts.b && opts.c) && (double)b * c * 3 > SG_MAX_TASKS_IN_FLIGHT)
 			choose_block(&opts, SG_MAX_TASKS_IN_FLIGHT / 3, Mtl, Ntl, 0, &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
@@ -445,7 +449,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		                                  plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		/* The throttle's cap on tasks in flight: (lookahead + 1) chunks of b*c*d. */
-		if (!opts.d && plan->throttled && d > 1)
+		if (!opts.d && cap_tasks && d > 1)
 			d = sg_min(d, sg_max((int)(SG_MAX_TASKS_IN_FLIGHT /
 			                           ((plan->lookahead + 1.0) * b * c)), 1));
 		int forced = opts.b && opts.c;
