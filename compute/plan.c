@@ -67,6 +67,7 @@ static void problem_fill(struct sg_problem *pb, int64_t M, int64_t N, int tile,
 	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
 	pb->P = dist->P;
 	pb->Q = dist->Q;
+	pb->user_owners = dist->kind == STARPU_GEMM_DIST_USER;
 	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
 		pb->P = dist->P * dist->Q;
 		pb->Q = 1;
@@ -245,14 +246,33 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 	*cp = sg_min(c, Ntl);
 }
 
-/* Host memory StarPU holds per task in flight (the task, its job, its data dependencies) and
- * per registered tile (the handle with its per-node replicates, StarPU-MPI's entry, the
- * tile's own allocation), as measured on StarPU 1.4.10 with tiles of 1 x 1 doubles: 1.05 to
- * 1.55 KB per task with 0.1 to 2.7 million in flight, 21.7 KB per tile for 12 000 to 108 000
- * tiles (VmRSS, issue 14). Negligible for the tiles GPUs use; what bounds tiny tiles (-t 1 on
- * 300^3 registers 270 000 tiles: 5.9 GB). */
-#define SG_TASK_HOST_BYTES 1600.0
-#define SG_HANDLE_HOST_BYTES 22000.0
+/* Host memory StarPU 1.4.10 holds, measured by bench/starpu_overhead (VmRSS growth over
+ * 10 000 to 300 000 of each, 1 and 2 ranks, the same within 1%): 21 400 bytes per registered
+ * tile handle (its replicates on STARPU_MAXNODES = 32 nodes), 233 per StarPU-MPI registration,
+ * 1 780 per GEMM task submitted and not yet run. Handles keep about 500 bytes more once first
+ * acquired (the driver's fill: 34 MB for 67 500 tiles), and 64 go to the descriptor's four
+ * entries and the tile allocation's header. A run holds more per task than paused workers do:
+ * 2.5 KB (-t 2 on 300^3: 19 MB for 7 500 in flight; -t 1 on 120^3: 12 MB for 4 700), the
+ * memory of tasks just freed not always reused at once; counted as 2.6. */
+#define SG_HANDLE_HOST_BYTES 21964.0
+#define SG_MPI_ENTRY_HOST_BYTES 233.0
+#define SG_TASK_HOST_BYTES 2600.0
+/* What a rank's first tasks allocate whatever the size: per CPU worker, OpenBLAS's packing
+ * buffers and StarPU's per-worker state (1.7 MiB with 1 worker, 2.8 with 2: n = 2048, t =
+ * 512), and with tiles crossing between ranks, Open MPI's shared-memory buffers (up to 3 MiB
+ * more on 2 ranks at n = 4096). */
+#define SG_WORKER_HOST_BYTES (2.0 * 1048576)
+#define SG_MPI_HOST_BYTES (4.0 * 1048576)
+/* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
+ * the throttle keeps at most this many tasks in flight per rank, by the chunk depth d and for
+ * tiny tiles by the C block: 21 MB of StarPU's, few enough that the bound stays tight where
+ * the workers keep up with the submission and fewer are in flight (bench/rss.sh). Larger
+ * tiles (the GPUs', the CPU default of 512) keep their chunks: their tasks weigh nothing
+ * beside them. */
+#define SG_MAX_TASKS_IN_FLIGHT 8192.0
+/* A remote tile in flight: its copy, and an allowance for StarPU-MPI's receive request and
+ * StarPU's record of the copy (bench/rss.sh on 2 ranks stays within the bound with it). */
+#define SG_REMOTE_TILE_HOST_BYTES 2048.0
 
 /* d: the deepest chunk whose remote A and B tiles fit in host memory, (l+1)(b+c)d, with the
  * (l+1)bcd tasks in flight counted in tiles (task_tiles each), and beside the C block in each
@@ -294,6 +314,62 @@ int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA
 	int ret = problem_of_sizes(&pb, prec, transA, transB, M, N, K, tile, dist, comm,
 	                           opts ? opts->math : 0);
 	return ret ? ret : sg_plan_make(plan, &pb, opts);
+}
+
+/* StarPU's host memory per registered tile (every rank registers every tile), and what the
+ * allocation of a tile of tile_bytes adds to it: glibc maps a tile of 128 KiB or more on its
+ * own, a page more (n = 4096, t = 512 on 1 rank: 0.8 MiB over 192 tiles). */
+static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
+{
+	return SG_HANDLE_HOST_BYTES + (pb->local ? 0 : SG_MPI_ENTRY_HOST_BYTES) +
+	       (tile_bytes >= 128 * 1024 ? 4096 : 0);
+}
+
+/* Tiles of A, B and C at tile t. */
+static double handles_at(const struct sg_problem *pb, int64_t t)
+{
+	double mt = (double)((pb->M + t - 1) / t), nt = (double)((pb->N + t - 1) / t);
+	double kt = (double)((pb->K + t - 1) / t);
+	return mt * kt + kt * nt + mt * nt;
+}
+
+/* The handles alone would take more than half of host memory: one line with the numbers and
+ * the smallest tile whose handles take at most that half (none if no tile does). */
+static void refuse_handles(const struct sg_problem *pb, double handles, double handle_bytes,
+                           double tile_bytes, size_t host_mem)
+{
+	double half = host_mem / 2.0, per_handle = handle_host_bytes(pb, tile_bytes);
+	int64_t hi = pb->M > pb->N ? pb->M : pb->N; /* one tile per matrix there */
+	hi = hi > pb->K ? hi : pb->K;
+	int64_t lo = pb->tile;
+	while (lo + 1 < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (handles_at(pb, mid) * per_handle <= half)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	char advice[96] = "no tile does";
+	if (handles_at(pb, hi) * per_handle <= half)
+		snprintf(advice, sizeof(advice), "use a tile of at least %lld (-t)", (long long)hi);
+	fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
+	        "handles per rank (%.1f KB each), more than half of the %.1f GB of host memory per "
+	        "rank: %s\n", handles, pb->tile, pb->tile, (double)pb->Mt * pb->Nt * pb->Kt,
+	        handle_bytes / 1e9, per_handle / 1e3, host_mem / 1e9, advice);
+}
+
+/* Distinct remote A and B tiles a rank reads for a block of b x c of its C tiles over d steps
+ * of k: op(A)(i, k) is on the rank's grid row, remote unless k falls in its grid column (and
+ * B's the other way round); transposed operands and owners from a user function counted as
+ * all remote. */
+static double remote_tiles(const struct sg_problem *pb, double b, double c, int d)
+{
+	if (pb->P * pb->Q == 1)
+		return 0;
+	int grid = !pb->user_owners;
+	double a_k = grid && pb->transA == 'N' ? d - d / pb->Q : d;
+	double b_k = grid && pb->transB == 'N' ? d - d / pb->P : d;
+	return b * a_k + c * b_k;
 }
 
 /* Rows or columns of the largest tile along a dimension of n elements. */
@@ -364,13 +440,10 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	double host_tiles = plan->host_mem / tile_bytes / 2;
 	/* Every rank registers every tile of A, B and C: their handles come first. */
 	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
-	double handle_bytes = plan->handles * SG_HANDLE_HOST_BYTES;
+	double handle_bytes = plan->handles * handle_host_bytes(&pb, tile_bytes);
 	if (handle_bytes > plan->host_mem / 2.0) {
 		if (pb.rank == 0) /* the memory was agreed on: every rank refuses alike */
-			fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d are %.1f GB of StarPU "
-			        "handles per rank (%.0f KB each), more than half of the %.1f GB of host "
-			        "memory per rank: use a larger tile\n", plan->handles, pb.tile, pb.tile,
-			        handle_bytes / 1e9, SG_HANDLE_HOST_BYTES / 1e3, plan->host_mem / 1e9);
+			refuse_handles(&pb, plan->handles, handle_bytes, tile_bytes, plan->host_mem);
 		return -ENOMEM;
 	}
 	host_tiles -= handle_bytes / tile_bytes;
@@ -378,9 +451,14 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
+	int cap_tasks = plan->throttled && SG_TASK_HOST_BYTES * 100 > tile_bytes;
 	for (double fill = 0.75;; fill /= 2) {
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl,
 		             &b, &c);
+		/* Tiny tiles: a chunk of d = 1 over the whole block would hold more tasks than
+		 * the throttle allows; a smaller block (at most lookahead 2: 3 chunks) does not. */
+		if (cap_tasks && !(opts.b && opts.c) && (double)b * c * 3 > SG_MAX_TASKS_IN_FLIGHT)
+			choose_block(&opts, SG_MAX_TASKS_IN_FLIGHT / 3, Mtl, Ntl, &b, &c);
 		plan->X = sg_ceil_div(pb.Mt, b * pb.P);
 		plan->Y = sg_ceil_div(pb.Nt, c * pb.Q);
 		/* A forced lookahead beyond the Kt - 1 chunks that can follow the first one
@@ -390,6 +468,10 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight,
 		                                  plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
+		/* The throttle's cap on tasks in flight: (lookahead + 1) chunks of b*c*d. */
+		if (!opts.d && cap_tasks && d > 1)
+			d = sg_min(d, sg_max((int)(SG_MAX_TASKS_IN_FLIGHT /
+			                           ((plan->lookahead + 1.0) * b * c)), 1));
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
 			break;
@@ -416,14 +498,17 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every
 	 * task and every remote tile at once. One rank has no remote tile. */
 	double chunks_in_flight = fmin(window, plan->Z);
-	plan->tasks_in_flight = chunks_in_flight * (double)b * c * plan->d;
-	double remote_in_flight = chunks_in_flight * (double)(b + c) * plan->d;
+	plan->tasks_in_flight = fmin(chunks_in_flight * (double)b * c * plan->d,
+	                             (double)Mtl * Ntl * pb.Kt);
+	double remote_in_flight = chunks_in_flight * remote_tiles(&pb, b, c, plan->d);
 	if (!plan->throttled) {
 		plan->tasks_in_flight = (double)Mtl * Ntl * pb.Kt;
-		remote_in_flight = ((double)Mtl + Ntl) * pb.Kt;
+		remote_in_flight = remote_tiles(&pb, Mtl, Ntl, pb.Kt);
 	}
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
-	                   (pb.P * pb.Q > 1 ? remote_in_flight * tile_bytes : 0);
+	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
+	                   starpu_cpu_worker_get_count() * SG_WORKER_HOST_BYTES +
+	                   (remote_in_flight > 0 ? SG_MPI_HOST_BYTES : 0);
 	double Ktd = pb.Kt;
 	if (plan->throttled)
 		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
@@ -464,8 +549,9 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
 		        pl->remote_tiles_per_rank);
 	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
-	        "handles (%.0f KB each), %.0f tasks in flight (%.1f KB each)%s\n",
-	        pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3, pl->tasks_in_flight,
+	        "handles (%.1f KB each, %.1f with StarPU-MPI's entry), at most %.0f tasks in flight "
+	        "(%.1f KB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
+	        (SG_HANDLE_HOST_BYTES + SG_MPI_ENTRY_HOST_BYTES) / 1e3, pl->tasks_in_flight,
 	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
 	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
 	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);

@@ -11,6 +11,7 @@ struct sg_problem {
 	int64_t M, N, K;             /* elements */
 	int Mt, Nt, Kt, tile;        /* tiles */
 	int P, Q;                    /* C's effective process grid: blocks span b*P x c*Q tiles */
+	int user_owners;             /* the owners come from a user function, not the grid */
 	int rank;
 	int local;                   /* STARPU_GEMM_COMM_LOCAL: no MPI */
 	MPI_Comm comm;

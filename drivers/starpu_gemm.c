@@ -353,6 +353,17 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
+/* Bytes in MiB, or in GiB with three decimals: peak and bound are compared to the percent
+ * (bench/rss.sh), where "5.8 GiB" would say little. */
+static const char *memory_text(double bytes, char *buf, size_t len)
+{
+	if (bytes < 1024.0 * 1048576)
+		snprintf(buf, len, "%.1f MiB", bytes / 1048576);
+	else
+		snprintf(buf, len, "%.3f GiB", bytes / (1024.0 * 1048576));
+	return buf;
+}
+
 /* Rank 0, not in CSV: the host memory bound of the largest rank, and what it reached (peak:
  * the largest VmHWM, 0 before a run; a process's peak covers the sizes before this one). */
 static void report_memory(const struct sg_driver_options *o, double bound, double peak)
@@ -362,8 +373,7 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	char b[32], p[32];
 	if (peak > 0)
 		printf("memory: peak resident per rank %s, bound %s\n",
-		       sg_driver_format_bytes(peak, p, sizeof(p)),
-		       sg_driver_format_bytes(bound, b, sizeof(b)));
+		       memory_text(peak, p, sizeof(p)), memory_text(bound, b, sizeof(b)));
 	else
 		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
 		       sg_driver_format_bytes(bound, b, sizeof(b)));
@@ -415,11 +425,15 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	}
 
 	/* The run follows the plan printed: the planner would otherwise read the host memory
-	 * again, less the matrices now allocated. */
+	 * again, less the matrices and handles now allocated, and could refuse the handles it
+	 * accepted (2 ranks, -t 4 on 1024^3: 4.4 GB of handles per rank, then "more than half of
+	 * the 7.9 GB" left). */
 	gemm_opts.b = plan.b;
 	gemm_opts.c = plan.c;
 	gemm_opts.d = plan.d;
 	gemm_opts.lookahead = plan.lookahead;
+	gemm_opts.host_mem = plan.host_mem;
+	gemm_opts.gpu_mem = plan.gpu_mem;
 	struct matrices m;
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
