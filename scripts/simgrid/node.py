@@ -43,6 +43,7 @@ HOST_MEM_GB = {"h100": 134.3, "h200": 109.5}
 # bench/results/gpu-h200x2-20261124.log): measured link count, the rate per direction is
 # NVIDIA's H200 figure (450 GB/s), not measured by us.
 ASSUMED_NVLINK_GBS = 450.0
+SHARED_GPU_EFFICIENCY = 2.69 / 3.25  # see the sharing comment in main()
 
 
 def measured_pinned(label):
@@ -207,7 +208,8 @@ def main():
     p.add_argument("--host-links", choices=["separate", "paired"], default="separate",
                    help="one PCIe x16 per GPU (default, assumed), or one per pair of GPUs")
     p.add_argument("--share", type=int, default=1,
-                   help="ranks sharing each GPU (default 1): each rank's node gets 1/K of it")
+                   help="ranks sharing each GPU (default 1): each rank's node gets 1/K of it, "
+                        "its kernels K / 0.83 times slower (measured)")
     a = p.parse_args()
     if not 1 <= a.gpus <= 16:
         sys.exit("node.py: --gpus must be in 1..16 (StarPU built with --enable-maxcudadev=16)")
@@ -227,6 +229,12 @@ def main():
     # copies the node's platform per rank), so sharing is modelled as a static split: each
     # rank's GPU runs a kernel K times slower (the GPU time-sliced between K processes, both
     # always busy), its host link carries 1/K of the rate, and it has 1/K of the memory.
+    # The time-slicing is not free: two processes on one H100 finish a DGEMM tile task every
+    # 3.25 ms together against 2.69 ms for one process alone (n = 32768, tiles of 4096: the
+    # driver's timeline, bench/results/timelines-h100-20261124.log), so each of K sharing
+    # ranks runs a kernel K / SHARED_GPU_EFFICIENCY times slower. Measured on the H100 only;
+    # applied to every node type.
+    slowdown = a.share / SHARED_GPU_EFFICIENCY if a.share > 1 else 1
     if a.share > 1:
         a.h2d, a.d2h = a.h2d / a.share, a.d2h / a.share
         a.h2d_source += f"; divided by {a.share}: the link is shared by {a.share} ranks"
@@ -255,7 +263,7 @@ def main():
     for f in glob.glob(os.path.join(a.src, "codelets", "45", "*." + s["label"])):
         symbol = os.path.basename(f)[: -len(s["label"]) - 1]
         with open(os.path.join(codelets, symbol + "." + a.label), "w") as out:
-            out.write(slowed(open(f).read(), a.share))
+            out.write(slowed(open(f).read(), slowdown))
     # stdout: the label, the rate of MPI inside a node (simulate.sh's loopback links), and
     # the node's host memory (0: unknown)
     print(a.label, "%.2f" % measured_memcpy(s["label"])[0], HOST_MEM_GB.get(s["label"], 0))

@@ -59,6 +59,7 @@ cases=(
   "H100 n=32768 8 GiB cap, b=4 c=2 d=3 (walk)|=43.5 $walklog|--node h100 -- $n32 -b 4 -c 2 -d 3 -l 2|$cap"
   "H100 n=32768 8 GiB cap, b=8 c=2 d=1 (walk)|=51.2 $walklog|--node h100 -- $n32 -b 8 -c 2 -d 1 -l 2|$cap"
   "H100, 2 ranks sharing the GPU, n=32768 (walk, *)|$walk case=shared-2r|--node h100 --ranks-per-node 2 -- $n32 -P 1 -Q 2|"
+  "H100, 2 ranks sharing the GPU, grid 2 x 1, n=32768 (walk, *)|=39.06 $r/timelines-h100-20261124.log|--node h100 --ranks-per-node 2 -- $n32 -P 2 -Q 1|"
 )
 
 # Mean TFLOP/s and row count of the rows a "measured" spec selects, and their plan as driver
@@ -117,10 +118,11 @@ done
   echo "| --- | ---: | ---: | ---: | ---: | --- | --- |"
   printf '%s\n' "${md_rows[@]}"
   echo
-  echo "(*) 2 ranks on one GPU: each rank's simulated node holds half of it (kernels twice as"
-  echo "long, half the host link, half the memory), a time-slicing that costs nothing; the real"
-  echo "GPU switches between the two processes' contexts (0.70 x one rank measured, 0.80 under"
-  echo "CUDA MPS; bench/notes-gpu.md). (**) no DGEMM t=2048 entry in perfmodels/h100: not"
+  echo "(*) 2 ranks on one GPU: each rank's simulated node holds half of it (half the host link,"
+  echo "half the memory) and runs kernels 2 / 0.83 times longer: two processes on one H100 finish"
+  echo "a task every 3.25 ms together against 2.69 ms for one (the driver's timeline of the 1 x 2"
+  echo "run, timelines-h100-20261124.log): that run calibrates the 0.83, the 2 x 1 grid checks it;"
+  echo "the older row was measured with the k-layer order. (**) no DGEMM t=2048 entry in perfmodels/h100: not"
   echo "simulated (perfmodels/README.md). The H200 t2048 capped no-throttle miss: the simulated"
   echo "submission of all 4096 tasks takes no time, so every prefetch races for the 8 GiB at once"
   echo "and dirty C tiles are evicted (125 GB GPU->host); charging 10-100 us per submitted task"
