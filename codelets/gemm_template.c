@@ -58,41 +58,28 @@ static struct starpu_perfmodel SG_ID(model_) = {
 	.footprint = SG_ID(footprint_),
 };
 
-static struct starpu_codelet SG_ID(codelet_) = {
-	.name = SG_NAME,
-	.cpu_funcs = { SG_ID(cpu_gemm_) },
 #ifdef STARPU_USE_CUDA
-	.cuda_funcs = { SG_ID(cuda_gemm_) },
-	.cuda_flags = { STARPU_CUDA_ASYNC },
+#define SG_CUDA_FIELDS .cuda_funcs = { SG_ID(cuda_gemm_) }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #elif defined(STARPU_SIMGRID)
-	/* StarPU+SimGrid runs no kernel, it charges the model's time: a CUDA implementation only
-	 * has to exist for the simulated GPUs to get tasks (StarPU's own SimGrid examples). */
-	.cuda_funcs = { SG_ID(cpu_gemm_) },
-	.cuda_flags = { STARPU_CUDA_ASYNC },
+/* StarPU+SimGrid runs no kernel, it charges the model's time: a CUDA implementation only has
+ * to exist for the simulated GPUs to get tasks (StarPU's own SimGrid examples). */
+#define SG_CUDA_FIELDS .cuda_funcs = { SG_ID(cpu_gemm_) }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#else
+#define SG_CUDA_FIELDS
 #endif
-	.nbuffers = 3,
-	.modes = { STARPU_R, STARPU_R, STARPU_RW },
-	.model = &SG_ID(model_),
-};
+#define SG_GEMM_CODELET(c_mode)                                                             \
+	{ .name = SG_NAME, .cpu_funcs = { SG_ID(cpu_gemm_) }, SG_CUDA_FIELDS .nbuffers = 3,   \
+	  .modes = { STARPU_R, STARPU_R, c_mode }, .model = &SG_ID(model_) }
+
+static struct starpu_codelet SG_ID(codelet_) = SG_GEMM_CODELET(STARPU_RW);
 
 /* The same kernels for a first update with beta = 0, which BLAS lets ignore C's old value:
  * C is written, not read, so StarPU moves no copy of it to the GPU (one tile in three of a
  * GEMM's loads). The model is shared: the kernel is the same. */
-static struct starpu_codelet SG_ID(overwrite_codelet_) = {
-	.name = SG_NAME,
-	.cpu_funcs = { SG_ID(cpu_gemm_) },
-#ifdef STARPU_USE_CUDA
-	.cuda_funcs = { SG_ID(cuda_gemm_) },
-	.cuda_flags = { STARPU_CUDA_ASYNC },
-#elif defined(STARPU_SIMGRID)
-	.cuda_funcs = { SG_ID(cpu_gemm_) },
-	.cuda_flags = { STARPU_CUDA_ASYNC },
-#endif
-	.nbuffers = 3,
-	.modes = { STARPU_R, STARPU_R, STARPU_W },
-	.model = &SG_ID(model_),
-};
+static struct starpu_codelet SG_ID(overwrite_codelet_) = SG_GEMM_CODELET(STARPU_W);
 
+#undef SG_GEMM_CODELET
+#undef SG_CUDA_FIELDS
 #undef SG_ID
 #undef SG_SUFFIX
 #undef SG_LETTER
