@@ -59,6 +59,8 @@ cases=(
   "H100 n=32768 8 GiB cap, b=4 c=2 d=3 (walk)|=43.5 $walklog|--node h100 -- $n32 -b 4 -c 2 -d 3 -l 2|$cap"
   "H100 n=32768 8 GiB cap, b=8 c=2 d=1 (walk)|=51.2 $walklog|--node h100 -- $n32 -b 8 -c 2 -d 1 -l 2|$cap"
   "H100, 2 ranks sharing the GPU, n=32768 (walk, *)|$walk case=shared-2r|--node h100 --ranks-per-node 2 -- $n32 -P 1 -Q 2|"
+  "2 x H200, 1 rank x 2 GPUs, n=32768 (walk)|=99.47 $r/gpu-h200x2-20261124-walk.log|--gpus 2 --host-mem-gb 268.8 -- $n32|"
+  "2 x H200, 1 rank x 2 GPUs, --static-gpu, n=32768 (walk)|=97.07 $r/gpu-h200x2-20261124-walk.log|--gpus 2 --host-mem-gb 268.8 -- $n32 --static-gpu|"
   "H100, 2 ranks sharing the GPU, grid 2 x 1, n=32768 (walk, *)|=39.06 $r/timelines-h100-20261124.log|--node h100 --ranks-per-node 2 -- $n32 -P 2 -Q 1|"
 )
 
