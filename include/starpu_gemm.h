@@ -281,9 +281,11 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
  * starpu_gemm_prec_of_c(prec)) holding op(A) M x K, op(B) K x N and C M x N, cut in tile x
  * tile tiles and distributed by dist over comm (or STARPU_GEMM_COMM_LOCAL). Nothing is
  * allocated or registered, so it costs the same at any size: plan first, refuse what does
- * not fit, then create the descriptors and pass the plan's b, c, d and lookahead as options
- * to the product so that it follows this plan. StarPU must be running (the plan reads its
- * GPUs). Collective over comm. Returns 0, or -EINVAL (arguments a descriptor or the
+ * not fit, then create the descriptors and pass the plan's b, c, d and lookahead, and its
+ * host_mem and gpu_mem, as options to the product so that it follows this plan (the product
+ * would otherwise read the host's memory again, less the matrices just allocated, and could
+ * refuse tiny tiles the plan accepted: the driver does this). StarPU must be running (the
+ * plan reads its GPUs). Collective over comm. Returns 0, or -EINVAL (arguments a descriptor or the
  * product would refuse), -ENOMEM as starpu_gemm_plan_make. */
 int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
                            int64_t M, int64_t N, int64_t K, int tile,
