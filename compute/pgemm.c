@@ -67,8 +67,8 @@ static int gpu_worker_of_column(const struct pgemm *g, int j)
  * dmdas would queue it behind every ready update of the chunk: the GPU then ran a chunk
  * k-layer by k-layer, needing all of its C block before the first layer ends and sending
  * all of it home after the last (BF16, n = 65536: 1.33 s against a 0.69 s bound; 0.94 s
- * with these priorities and the prefetches below, bench/notes-tensor.md). dmdas also orders the prefetches by priority, so the loads follow
- * the walk too. CPUs read host memory in place, and dmdas's sorted queue costs a walk of
+ * with these priorities and the prefetches below, bench/notes-tensor.md). dmdas also orders
+ * the prefetches by priority, so the loads follow the walk too. CPUs read host memory in place, and dmdas's sorted queue costs a walk of
  * the queue per push: none there. */
 static int walk_priority(const struct pgemm *g, int64_t seq)
 {
@@ -108,6 +108,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	/* Only the executing rank uses the callback and the worker; the others only send. */
 	int worker = g->static_gpu && local ? gpu_worker_of_column(g, j) : -1; /* -1: any */
 	int overwrite = k == 0 && g->beta_zero;
+	int prio = walk_priority(g, seq);
 	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
 #define GEMM_TASK_ARGS overwrite ? sg_gemm_overwrite_codelet(g->pb.prec)                      \
 		                  : starpu_gemm_codelet(g->pb.prec),                             \
@@ -118,13 +119,13 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		overwrite ? STARPU_W : STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),           \
 		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
 		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
-		STARPU_PRIORITY, walk_priority(g, seq), STARPU_EXECUTE_ON_WORKER, worker, 0
+		STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker, 0
 	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
 	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
 #undef GEMM_TASK_ARGS
 	if (ret >= 0 && local && g->gpu_node >= 0) {
-		prefetch_input(g, g->A, ar, ac, walk_priority(g, seq));
-		prefetch_input(g, g->B, br, bc, walk_priority(g, seq));
+		prefetch_input(g, g->A, ar, ac, prio);
+		prefetch_input(g, g->B, br, bc, prio);
 	}
 	if (ret < 0) {
 		char where[96];

@@ -12,34 +12,30 @@
 #include "common/errors.h"
 #include "distrib/desc.h"
 
-/* Larger GPU tiles once every dimension still holds 8 of them: on an H200, n=32768 DGEMM ran
- * at 51.0 TFLOP/s with 4096 against 45.6 with 2048 (bench/notes-gpu.md). */
-int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
-{
-	enum { TILE_CPU = 512, TILE_CUDA = 2048, TILE_CUDA_LARGE = 4096 };
-	if (ncuda <= 0)
-		return TILE_CPU;
-	int64_t smallest = m < n ? m : n;
-	smallest = smallest < k ? smallest : k;
-	/* n = 16384 on an H100: 48.0 TFLOP/s with tiles of 4096 against 45.5 with 2048, both in
-	 * quarter-width C blocks (bench/results/tune-n16384-h100-20261124.log). */
-	return smallest >= 4LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
-}
-
-/* bfloat16 and half A and B (2 bytes, C float): tiles of 8192 once every dimension holds 8
- * of them. One such tile GEMM is 1.1 TFLOP, where a tile of 4096 runs below the tensor
- * cores' rate (cuBLAS on an H100: 672-689 TFLOP/s at 4096, 767-780 at 8192), and the first
- * C tiles are no slower to come; n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
+/* The default tile, in one place. Larger GPU tiles once every dimension still holds 4 of
+ * them: on an H200, n=32768 DGEMM ran at 51.0 TFLOP/s with 4096 against 45.6 with 2048
+ * (bench/notes-gpu.md); n = 16384 on an H100, 48.0 against 45.5
+ * (bench/results/tune-n16384-h100-20261124.log). bfloat16 and half A and B (2 bytes, C
+ * float): tiles of 8192 once every dimension holds 8 of them. One such tile GEMM is 1.1 TFLOP,
+ * where a tile of 4096 runs below the tensor cores' rate (cuBLAS on an H100: 672-689 TFLOP/s
+ * at 4096, 767-780 at 8192); n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
  * (bench/results/tensor-h100-20261124-b*.csv). */
 int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda)
 {
-	enum { TILE_TENSOR = 8192 };
+	enum { TILE_CPU = 512, TILE_CUDA = 2048, TILE_CUDA_LARGE = 4096, TILE_TENSOR = 8192 };
+	if (ncuda <= 0)
+		return TILE_CPU;
 	const struct sg_precision *p = sg_precision(prec);
 	int64_t smallest = m < n ? m : n;
 	smallest = smallest < k ? smallest : k;
-	if (ncuda > 0 && p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
+	if (p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
 		return TILE_TENSOR;
-	return starpu_gemm_default_tile(m, n, k, ncuda);
+	return smallest >= 4LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
+}
+
+int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
+{
+	return starpu_gemm_default_tile_prec('d', m, n, k, ncuda);
 }
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
@@ -208,8 +204,7 @@ static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weig
  * the walk keeps each C tile's updates together (compute/walk.h, task priorities in
  * compute/pgemm.c) a tile goes home when done whatever the block, and one block is faster:
  * n = 16384 on an H100, 48.1-48.4 TFLOP/s in one block against 45.2 in quarter-width ones
- * with this walk
- * (bench/notes-gpu.md, issue 15). */
+ * with this walk (bench/notes-gpu.md, issue 15). */
 static void choose_block(const struct starpu_gemm_opts *opts, double area, int Mtl, int Ntl,
                          int *bp, int *cp)
 {

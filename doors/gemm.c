@@ -33,15 +33,15 @@ static int verbose(void)
 
 /* opts->tile, else STARPU_GEMM_TILE (the tests cut small matrices in many tiles), else the
  * library's default for the workers. */
-static int tile_size(const struct starpu_gemm_opts *opts, int64_t m, int64_t n, int64_t k,
-                     int ncuda)
+static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, int64_t n,
+                     int64_t k, int ncuda)
 {
 	if (opts && opts->tile > 0)
 		return opts->tile;
 	const char *tile = getenv("STARPU_GEMM_TILE");
 	if (tile && atoi(tile) > 0)
 		return atoi(tile);
-	return starpu_gemm_default_tile(m, n, k, ncuda);
+	return starpu_gemm_default_tile_prec(prec, m, n, k, ncuda);
 }
 
 /* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does:
@@ -334,7 +334,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		opts = *opts_in;
 	else
 		starpu_gemm_opts_init(&opts);
-	int tile = tile_size(&opts, m, n, k, ncuda);
+	int tile = tile_size(&opts, p->letter, m, n, k, ncuda);
 	/* How pageable operands are handled is the whole call's choice, made once. */
 	enum sg_pin_mode mode = choose_mode(ncuda, operand_bytes(p, m, n, k));
 	struct panel whole = { m, n, k, A, B, C, lda, ldb, ldc };
