@@ -27,6 +27,8 @@ struct starpu_gemm_request {
 	int static_gpu;
 	int beta_zero;                     /* C's first update writes it without reading it */
 	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
+	int64_t *asked;                    /* gpu_node: per A tile, then per B tile (as stored),
+	                                    * 1 + the last chunk that prefetched it */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
 	struct sg_task_hook hook;          /* doors/: wait until a task's tiles are staged */
@@ -82,18 +84,24 @@ static int walk_priority(const struct pgemm *g, int64_t seq)
  * is ready only when update k ends: the GPU would then pop it (it comes first) and wait for
  * its tiles. One GPU per rank only (with several, dmdas picks the GPU at that point), and
  * the rank's own tiles only (a remote tile is not here before StarPU-MPI receives it). */
-static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X, int r,
-                           int c, int prio)
+static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
+                           int64_t *asked, int r, int c, int64_t chunk, int prio)
 {
-	if (starpu_gemm_desc_owner(X, r, c) == g->pb.rank)
-		starpu_data_prefetch_on_node_prio(starpu_gemm_desc_handle(X, r, c),
-		                                  (unsigned)g->gpu_node, 1, prio);
+	/* Once per tile and chunk: its first task in the walk has the highest priority, the
+	 * chunk's others would ask again for a tile on its way. */
+	int64_t *mark = &asked[(int64_t)c * starpu_gemm_desc_tile_rows(X) + r];
+	if (*mark == chunk + 1 || starpu_gemm_desc_owner(X, r, c) != g->pb.rank)
+		return;
+	*mark = chunk + 1;
+	starpu_data_prefetch_on_node_prio(starpu_gemm_desc_handle(X, r, c), (unsigned)g->gpu_node,
+	                                  1, prio);
 }
 
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
  * With beta = 0 the update k = 0 writes C without reading it (BLAS reads no C then), so no C
  * tile crosses to a GPU: H2D is A and B alone. */
-static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t seq)
+static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t chunk,
+                        int64_t seq)
 {
 	int ar, ac, br, bc, m, n, kk, unused;
 	sg_op_tile(g->pb.transA, i, k, &ar, &ac);
@@ -123,9 +131,11 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
 	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
 #undef GEMM_TASK_ARGS
-	if (ret >= 0 && local && g->gpu_node >= 0) {
-		prefetch_input(g, g->A, ar, ac, prio);
-		prefetch_input(g, g->B, br, bc, prio);
+	if (ret >= 0 && local && g->asked) {
+		int64_t a_tiles = (int64_t)starpu_gemm_desc_tile_rows(g->A) *
+		                  starpu_gemm_desc_tile_cols(g->A);
+		prefetch_input(g, g->A, g->asked, ar, ac, chunk, prio);
+		prefetch_input(g, g->B, g->asked + a_tiles, br, bc, chunk, prio);
 	}
 	if (ret < 0) {
 		char where[96];
@@ -174,7 +184,7 @@ static void walk_algorithm3(struct pgemm *g)
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			if (g->hook.before_task)
 				g->hook.before_task(g->hook.arg, &g->pb, i, j, k);
-			submit_gemm(g, i, j, k, ref, w.seq);
+			submit_gemm(g, i, j, k, ref, w.chunk, w.seq);
 		}
 		if (pl->throttled && !g->pb.local)
 			flush_chunk_inputs(g, w.i0, w.i1, w.j0, w.j1, w.k0, w.k1);
@@ -262,8 +272,15 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->static_gpu = opts.static_gpu && g->plan.G > 0;
 	g->gpu_node = -1;
 	unsigned gpu_nodes[STARPU_MAXNODES];
-	if (starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, gpu_nodes, STARPU_MAXNODES) == 1)
+	if (starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, gpu_nodes, STARPU_MAXNODES) == 1) {
 		g->gpu_node = (int)gpu_nodes[0];
+		size_t tiles = (size_t)starpu_gemm_desc_tile_rows(A) * starpu_gemm_desc_tile_cols(A) +
+		               (size_t)starpu_gemm_desc_tile_rows(B) * starpu_gemm_desc_tile_cols(B);
+		if (!(g->asked = calloc(tiles, sizeof(*g->asked)))) {
+			free(g);
+			return -ENOMEM;
+		}
+	}
 	if (g->static_gpu)
 		find_cuda_workers(g);
 	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
@@ -276,6 +293,7 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->job.arg = g;
 	if (!g->window || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
+		free(g->asked);
 		free(g);
 		return -ENOMEM;
 	}
@@ -335,6 +353,7 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 		stats->c_home_s = home;
 	}
 	sg_window_destroy(g->window);
+	free(g->asked);
 	free(g);
 	return 0;
 }
