@@ -16,27 +16,6 @@ double bench_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double bench_median(const double *values, int count)
-{
-	double *sorted = malloc((size_t)count * sizeof(*sorted));
-	if (!sorted) {
-		perror("bench_median");
-		exit(1);
-	}
-	memcpy(sorted, values, (size_t)count * sizeof(*sorted));
-	qsort(sorted, (size_t)count, sizeof(*sorted), compare_double);
-	double median = count % 2 ? sorted[count / 2]
-	                          : 0.5 * (sorted[count / 2 - 1] + sorted[count / 2]);
-	free(sorted);
-	return median;
-}
-
 /* splitmix64: a counter-based generator, so each thread fills its own slice independently
  * and the result does not depend on the number of threads. */
 static inline uint64_t splitmix64(uint64_t z)

@@ -13,8 +13,6 @@
 /* Seconds on a monotonic clock. */
 double bench_now(void);
 
-/* Median of count values (count >= 1); values is left untouched. */
-double bench_median(const double *values, int count);
 
 /* x[i] in [-0.5, 0.5), a function of (seed, i) only; spread over the machine's cores, since
  * the GPU peers fill tens of GB and one core would take longer than the GEMM itself. */

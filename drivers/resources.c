@@ -53,7 +53,7 @@ double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
 	       owned_matrix_bytes(opts, rank, opts->M, opts->N, starpu_gemm_prec_of_c(opts->prec));
 }
 
-const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
+const char *sg_driver_format_bytes_to(double bytes, int gib_decimals, char *buf, size_t len)
 {
 	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	size_t u = 0;
@@ -61,8 +61,13 @@ const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
 		bytes /= 1024.0;
 		u++;
 	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	snprintf(buf, len, "%.*f %s", u == 0 ? 0 : u >= 3 ? gib_decimals : 1, bytes, units[u]);
 	return buf;
+}
+
+const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
+{
+	return sg_driver_format_bytes_to(bytes, 1, buf, len);
 }
 
 /* Under StarPU+SimGrid every rank is a simulated node of its own (common/comm.h). */

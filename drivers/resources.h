@@ -32,5 +32,7 @@ double sg_driver_rss(void);
 
 /* "1.5 GiB" */
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);
+/* The same with gib_decimals decimals from GiB up ("5.798 GiB" with 3). */
+const char *sg_driver_format_bytes_to(double bytes, int gib_decimals, char *buf, size_t len);
 
 #endif

@@ -353,17 +353,6 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	return status;
 }
 
-/* Bytes in MiB, or in GiB with three decimals: peak and bound are compared to the percent
- * (bench/rss.sh), where "5.8 GiB" would say little. */
-static const char *memory_text(double bytes, char *buf, size_t len)
-{
-	if (bytes < 1024.0 * 1048576)
-		snprintf(buf, len, "%.1f MiB", bytes / 1048576);
-	else
-		snprintf(buf, len, "%.3f GiB", bytes / (1024.0 * 1048576));
-	return buf;
-}
-
 /* Rank 0, not in CSV: the host memory bound of the largest rank, and what it reached (peak:
  * the largest VmHWM, 0 before a run; a process's peak covers the sizes before this one). */
 static void report_memory(const struct sg_driver_options *o, double bound, double peak)
@@ -371,9 +360,12 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	if (rank != 0 || o->csv)
 		return;
 	char b[32], p[32];
+	/* GiB to three decimals: peak and bound are compared to the percent (bench/rss.sh),
+	 * where "5.8 GiB" would say little. */
 	if (peak > 0)
 		printf("memory: peak resident per rank %s, bound %s\n",
-		       memory_text(peak, p, sizeof(p)), memory_text(bound, b, sizeof(b)));
+		       sg_driver_format_bytes_to(peak, 3, p, sizeof(p)),
+		       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)));
 	else
 		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
 		       sg_driver_format_bytes(bound, b, sizeof(b)));
