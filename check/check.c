@@ -83,11 +83,17 @@ void starpu_gemm_check_describe(FILE *out, char prec, int math)
 		return;
 	const struct sg_precision *pr = sg_precision(p->ref_letter);
 	int wider = pr != sg_precision_of_c(p);
-	/* Not "check: ", which starts the verdict of each run. */
+	/* Not "check: ", which starts the verdict of each run. The terms are check()'s bound's,
+	 * from the same eps and input_eps. */
+	char input[32] = "", c_term[64] = "";
+	if (p->input_eps > 0)
+		snprintf(input, sizeof(input), " + 2 2^%d", ilogb(p->input_eps));
+	if (wider)
+		snprintf(c_term, sizeof(c_term), " + 2^%d ||(Cref, beta C0)||_F",
+		         ilogb(2 * sg_precision_of_c(p)->eps));
 	fprintf(out, "check reference: %s, from the inputs as stored%s; passes when ||C - Cref||_F "
 	        "<= %g ((K 2^%d%s) ||A||_F ||B||_F%s) (%s accumulation and C%s)\n", pr->name,
-	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps),
-	        p->input_eps > 0 ? " + 2 2^-10" : "", wider ? " + 2^-23 ||(Cref, beta C0)||_F" : "",
+	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps), input, c_term,
 	        sg_precision_of_c(p)->name,
 	        p->input_eps > 0 ? "; TF32 rounds A and B to 10 mantissa bits" : "");
 }
