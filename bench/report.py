@@ -5,7 +5,8 @@
 
 Reads the rows the runners wrote (bench/lib.sh: case, status, host, date, then the results'
 columns of common/results_csv.h), by column name. A cell is the median GFLOP/s of a case's
-rows at one size (the fastest run for cublas_peak, the practical peak of the seed paper).
+rows at one size (the fastest run for cublas_peak, the practical peak of the seed paper; the
+rooflines divide by its median run instead, as the cases' figures are medians).
 Prints one table (a row per size, a column per case, in the order the cases ran), then the
 targets of KIT from FILE (bench/targets.csv) with their ratios, and, with --out, writes
 STEM.dat and STEM.gp and draws STEM.png when gnuplot is here. --markdown prints the table as
@@ -100,12 +101,14 @@ class Results:
 
     def ceiling(self, prec, size):
         """cuBLAS's figure in prec on device-resident matrices (cublas_peak rows of that
-        letter, t for TF32): measured at this size, else the best of the sizes measured (the
-        tensor kit measures at one size below its cases')."""
+        letter, t for TF32), the median of its runs as a case's figure is: the GPU's clock
+        moves by +-8% from one run to the next under sustained load (bench/notes-gpu.md), and
+        the fastest run against a case's median would compare a lucky run with a typical one.
+        Measured at this size, else the best of the sizes measured."""
         figures = {}
         for (case, s), rows in self.rows.items():
             if rows[0].get("system") == "cublas_peak" and prec_of(rows[0]) == prec:
-                figures[s] = max(figures.get(s, 0), self.cell(case, s))
+                figures[s] = max(figures.get(s, 0), statistics.median(self.values[(case, s)]))
         return figures.get(size) or max(figures.values(), default=None)
 
     def roofline(self, case, size):
@@ -224,7 +227,7 @@ def rooflines(results, markdown):
     head = ["case", "n", "prec", "ceiling", "figure", "time s", "compute s", "h2d s", "d2h s",
             "bound s", "bound", "ratio"]
     return ("roofline: bound = the longest of compute at the ceiling (cuBLAS, data on the GPU, "
-            "the case's precision)\nand the planned host->GPU and GPU->host bytes over the "
+            "the case's precision,\nits median run)\nand the planned host->GPU and GPU->host bytes over the "
             "pinned link (%s); ratio = bound / time; rates in %s:\n%s" % (links, name, layout(head, lines, markdown)))
 
 

@@ -7,6 +7,60 @@
 #include "drivers/collectives.h"
 #include "drivers/resources.h"
 
+/* This rank's GPUs, named so that ranks of one node can tell a shared one: "host/pci0,pci1"
+ * (PCI domain:bus:device of each CUDA worker's device); "" without CUDA workers. */
+enum { SG_GPU_TEXT = 128 };
+static void gpu_names(char text[SG_GPU_TEXT])
+{
+	text[0] = '\0';
+#ifdef STARPU_USE_CUDA
+	char host[64] = "";
+	gethostname(host, sizeof(host) - 1);
+	int len = snprintf(text, SG_GPU_TEXT, "%s/", host);
+	for (unsigned w = 0; w < starpu_worker_get_count() && len < SG_GPU_TEXT - 16; w++) {
+		const struct cudaDeviceProp *p = starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER
+		                                 ? starpu_cuda_get_device_properties(w) : NULL;
+		if (p)
+			len += snprintf(text + len, (size_t)(SG_GPU_TEXT - len), ",%04x:%02x:%02x",
+			                p->pciDomainID, p->pciBusID, p->pciDeviceID);
+	}
+	if (!strchr(text, ','))
+		text[0] = '\0';
+#endif
+}
+
+/* Whether ranks r and s (of gathered gpu_names) drive a GPU in common. */
+static int share_a_gpu(const char *r, const char *s)
+{
+	const char *slash = strchr(r, '/');
+	if (!*r || !*s || !slash || strncmp(r, s, (size_t)(slash - r + 1)) != 0)
+		return 0;
+	for (const char *g = strchr(r, ','); g; g = strchr(g + 1, ',')) {
+		char one[16];
+		snprintf(one, sizeof(one), "%.11s", g); /* ",dddd:bb:dd" */
+		if (strstr(s, one))
+			return 1;
+	}
+	return 0;
+}
+
+/* Ranks that share a GPU: said once, with what it costs and what helps, measured on one H100
+ * at n = 32768 (bench/notes-gpu.md): two CUDA contexts time-slice the GPU (two processes
+ * looping DGEMMs get 0.89 of one together) and the tiles of the operand a rank does not own
+ * cross between the processes through MPI. */
+static void note_shared_gpus(const char *names, int nranks)
+{
+	for (int r = 0; r < nranks; r++)
+		for (int s = r + 1; s < nranks; s++)
+			if (share_a_gpu(names + SG_GPU_TEXT * r, names + SG_GPU_TEXT * s)) {
+				printf("note: ranks %d and %d share a GPU: 2 ranks on one H100 ran 0.75 x one "
+				       "rank's speed, 0.93 x under CUDA MPS with Open MPI's CMA transfers "
+				       "(--mca btl_vader_single_copy_mechanism cma); one rank per GPU is "
+				       "fastest, and a rank may drive several GPUs\n", r, s);
+				return;
+			}
+}
+
 /* StarPU's global scheduling context, the one starpu_init creates (STARPU_GLOBAL_SCHED_CTX
  * inside StarPU). */
 #define SG_GLOBAL_SCHED_CTX 0
@@ -45,6 +99,10 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		malloc(SG_BINDING_TEXT * (size_t)rep->nranks) : NULL;
 	workers_binding(binding);
 	sg_driver_gather(binding, bindings, SG_BINDING_TEXT, MPI_COMM_WORLD);
+	char gpus[SG_GPU_TEXT], *all_gpus = rep->rank == 0 ? malloc(SG_GPU_TEXT * (size_t)rep->nranks)
+	                                                   : NULL;
+	gpu_names(gpus);
+	sg_driver_gather(gpus, all_gpus, SG_GPU_TEXT, MPI_COMM_WORLD);
 	for (int r = 0; all && r < rep->nranks; r++) {
 		rep->ncpu += all[3 * r];
 		rep->ncuda += all[3 * r + 1];
@@ -61,6 +119,7 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		for (int r = 0; r < rep->nranks; r++)
 			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
 			       all[3 * r + 1], all[3 * r + 2], bindings + SG_BINDING_TEXT * r);
+		note_shared_gpus(all_gpus, rep->nranks);
 		printf("problem: %cgemm%s transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec,
 		       opts->math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
@@ -70,6 +129,7 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	}
 	free(all);
 	free(bindings);
+	free(all_gpus);
 }
 
 void sg_report_plan(const struct sg_report *rep)

@@ -21,7 +21,7 @@ kit=$r/gpu-h100-20261124-kit.csv mid=$r/gpu-h100-20261124-mid.csv
 shared=$r/gpu-h100-20261124-shared.csv after=$r/gpu-h100-20261124-after-plan.csv
 arrays="$r/arrays-h100-20261124-[bcfr]*.csv $r/arrays-h100-20261124.csv"
 walk=$r/gpu-h100-20261124-walk.csv walklog=$r/limit-h100-20261124-walk.log
-n32="-M 32768 -N 32768 -K 32768" n16="-M 16384 -N 16384 -K 16384" n49="-M 49152 -N 49152 -K 49152"
+n32="-M 32768 -N 32768 -K 32768" n16="-M 16384 -N 16384 -K 16384 -t 4096" n49="-M 49152 -N 49152 -K 49152"
 cap=STARPU_LIMIT_CUDA_MEM=8192
 cases=(
   "H200 n=32768 t4096 throttle|$h200 case=auto-G1|-- $n32|"
