@@ -1,12 +1,14 @@
 /* Peer: the single-GPU ceiling. cuBLAS GEMM C = A*B + C on n x n random matrices already in
  * GPU memory, each run timed with CUDA events; one row of the results' CSV per timed run
- * (bench/bench_util.h), system cublas_peak, with the GPU's name (the reporter takes the
- * fastest run, what the seed paper calls the practical peak). --prec d (cublasDgemm, the
+ * (bench/bench_util.h), system cublas_peak, with the GPU's name (the reporter's table shows
+ * the fastest run, what the seed paper calls the practical peak; its rooflines divide by the
+ * median run). --prec d (cublasDgemm, the
  * default), s (cublasSgemm), or the tensor-core modes through cublasGemmEx as the library's
  * codelets call it: b (bfloat16 A, B, float C, COMPUTE_32F), h (half A, B), t (float in
  * TF32, COMPUTE_32F_FAST_TF32).
  * --link MiB instead measures the pinned host<->GPU copy rates (what a GEMM from host memory
- * is bound by): rows of systems h2d and d2h, memory pinned, the best of --niter copies. */
+ * is bound by): rows of systems h2d, d2h and both (each way at once), memory pinned, block
+ * the size of each copy (--piece), the best of --niter transfers. */
 #include <string.h>
 #include "common/half.h"
 #include <getopt.h>
@@ -18,14 +20,16 @@
 
 static void usage(FILE *out, const char *program)
 {
-	fprintf(out, "usage: %s [-n N] [--prec d|s|b|h|t] [--link MiB] [--device D] [--niter I] [--warmup W]\n"
+	fprintf(out, "usage: %s [-n N] [--prec d|s|b|h|t] [--link MiB [--piece MiB]] [--device D] [--niter I]\n"
+	        "       [--warmup W]\n"
 	        "  -n, --n N      matrix order (default 16384); needs 3 n^2 elements of GPU memory\n"
 	        "  --prec P       d, s, b (bfloat16 -> float), h (half -> float), t (TF32) (default d)\n"
 	        "  --link MiB     measure pinned host->GPU and GPU->host copies of MiB instead\n"
 	        "  --piece MiB    with --link: in copies of MiB each, back to back (default: one)\n"
 	        "  --device D     CUDA device (default 0)\n"
 	        "  --niter I      timed runs, the median is reported (default 5)\n"
-	        "  --warmup W     untimed runs first, lasting 2 s at least (default 1)\n", program);
+	        "  --warmup W     untimed runs first, lasting 2 s at least when W > 0 (default 1)\n",
+	        program);
 }
 
 /* Fill a device matrix from one random host chunk copied over and over, at a shift that is
@@ -81,13 +85,16 @@ static void convert_chunk(const struct mode *m, int ab, double *chunk, size_t le
 
 /* Seconds to move bytes between host and dev in copies of piece bytes, issued back to back
  * on one stream per way (the way a runtime moves tiles); ways: 1 host->GPU, 2 GPU->host,
- * 3 both at once, each on its own stream. GPU->host uses the second half of both buffers. */
+ * 3 both at once, each on its own stream, the two ways' copies issued in turn so that both
+ * start at once. GPU->host uses the second half of both buffers. */
 static double copy_pieces(char *host, char *dev, size_t bytes, size_t piece, int ways,
                           cudaStream_t streams[2])
 {
 	double t0 = bench_now();
-	for (int way = 0; way < 2; way++)
-		for (size_t off = 0; (ways & (1 << way)) && off < bytes; off += piece) {
+	for (size_t off = 0; off < bytes; off += piece)
+		for (int way = 0; way < 2; way++) {
+			if (!(ways & (1 << way)))
+				continue;
 			size_t len = bytes - off < piece ? bytes - off : piece;
 			size_t at = way * bytes + off;
 			BENCH_CUDA_CHECK(cudaMemcpyAsync(way ? host + at : dev + at,
@@ -101,8 +108,8 @@ static double copy_pieces(char *host, char *dev, size_t bytes, size_t piece, int
 }
 
 /* The best of niter pinned transfers of mib MiB each way, in copies of piece_mib MiB (0: one
- * copy): alone (systems h2d, d2h), then both ways at once (h2d-both, d2h-both: the bytes of
- * one way over the time both took). Tile-sized copies and the two ways at once are what a
+ * copy): alone (systems h2d, d2h), then both ways at once (both: the bytes of one way over the
+ * time both took). Tile-sized copies and the two ways at once are what a
  * GEMM from host memory moves; one large copy is the link's best case. */
 static void link_rates(long long mib, long long piece_mib, int niter)
 {
@@ -132,6 +139,41 @@ static void link_rates(long long mib, long long piece_mib, int niter)
 		BENCH_CUDA_CHECK(cudaStreamDestroy(streams[way]));
 	BENCH_CUDA_CHECK(cudaFreeHost(host));
 	BENCH_CUDA_CHECK(cudaFree(dev));
+}
+
+/* One product on the GPU's matrices, in the mode's cuBLAS call. */
+struct gemm {
+	const struct mode *mode;
+	cublasHandle_t handle;
+	char *A, *B, *C;
+	int dim;
+};
+
+/* Seconds one run of g takes, timed with CUDA events. */
+static double run_gemm(const struct gemm *g, cudaEvent_t start, cudaEvent_t stop)
+{
+	const double alpha = 1.0, beta = 1.0;
+	const float alpha_f = 1.0f, beta_f = 1.0f;
+	int d = g->dim;
+	BENCH_CUDA_CHECK(cudaEventRecord(start, 0));
+	if (g->mode->letter == 'd')
+		BENCH_CUBLAS_CHECK(cublasDgemm(g->handle, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &alpha,
+		                               (double *)g->A, d, (double *)g->B, d, &beta,
+		                               (double *)g->C, d));
+	else if (g->mode->letter == 's')
+		BENCH_CUBLAS_CHECK(cublasSgemm(g->handle, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &alpha_f,
+		                               (float *)g->A, d, (float *)g->B, d, &beta_f,
+		                               (float *)g->C, d));
+	else
+		BENCH_CUBLAS_CHECK(cublasGemmEx(g->handle, CUBLAS_OP_N, CUBLAS_OP_N, d, d, d, &alpha_f,
+		                                g->A, g->mode->ab_type, d, g->B, g->mode->ab_type, d,
+		                                &beta_f, g->C, g->mode->c_type, d, g->mode->compute,
+		                                CUBLAS_GEMM_DEFAULT));
+	BENCH_CUDA_CHECK(cudaEventRecord(stop, 0));
+	BENCH_CUDA_CHECK(cudaEventSynchronize(stop));
+	float ms = 0;
+	BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+	return 1e-3 * ms;
 }
 
 int main(int argc, char **argv)
@@ -170,6 +212,10 @@ int main(int argc, char **argv)
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
 
+	if (piece_mib && (!link_mib || piece_mib > link_mib)) {
+		fprintf(stderr, "%s: --piece needs --link, and at most its MiB\n", argv[0]);
+		return 2;
+	}
 	bench_cuda_need_devices(argv[0], "--device", device, device + 1);
 	BENCH_CUDA_CHECK(cudaSetDevice(device));
 	if (link_mib) {
@@ -213,38 +259,17 @@ int main(int argc, char **argv)
 		perror(argv[0]);
 		return 1;
 	}
-	const double alpha = 1.0, beta = 1.0;
-	const float alpha_f = 1.0f, beta_f = 1.0f;
-	const int dim = (int)n;
-	/* Warm-up: the W runs asked for, and at least WARM_SECONDS of them. The GPU's clock falls
-	 * under sustained load; a product from host memory runs at that clock, and its ceiling
-	 * must be measured there, not in the first burst after idle (bench/notes-gpu.md). */
+	struct gemm g = { mode, handle, A, B, C, (int)n };
+	/* Warm-up: the W runs asked for, lasting WARM_SECONDS at least when W > 0. The GPU's clock
+	 * falls under sustained load; a product from host memory runs at that clock, and its
+	 * ceiling must be measured there, not in the first burst after idle (bench/notes-gpu.md). */
 	const double WARM_SECONDS = 2.0;
 	double warm_start = bench_now();
-	for (int it = 0; it < warmup + niter; it++) {
-		if (it == warmup - 1 && bench_now() - warm_start < WARM_SECONDS)
-			it--; /* one more warm-up run */
-		BENCH_CUDA_CHECK(cudaEventRecord(start, 0));
-		if (mode->letter == 'd')
-			BENCH_CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
-			                               &alpha, (double *)A, dim, (double *)B, dim, &beta,
-			                               (double *)C, dim));
-		else if (mode->letter == 's')
-			BENCH_CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
-			                               &alpha_f, (float *)A, dim, (float *)B, dim, &beta_f,
-			                               (float *)C, dim));
-		else
-			BENCH_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim,
-			                                &alpha_f, A, mode->ab_type, dim, B, mode->ab_type,
-			                                dim, &beta_f, C, mode->c_type, dim, mode->compute,
-			                                CUBLAS_GEMM_DEFAULT));
-		BENCH_CUDA_CHECK(cudaEventRecord(stop, 0));
-		BENCH_CUDA_CHECK(cudaEventSynchronize(stop));
-		float ms = 0;
-		BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-		if (it >= warmup)
-			times[it - warmup] = 1e-3 * ms;
-	}
+	for (int done = 0; done < warmup || (warmup > 0 && bench_now() - warm_start < WARM_SECONDS);
+	     done++)
+		run_gemm(&g, start, stop);
+	for (int it = 0; it < niter; it++)
+		times[it] = run_gemm(&g, start, stop);
 
 	char name[256], extra[300];
 	bench_cuda_device_name(device, name, sizeof(name));

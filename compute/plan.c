@@ -12,14 +12,16 @@
 #include "common/errors.h"
 #include "distrib/desc.h"
 
-/* The default tile, in one place. Larger GPU tiles once every dimension holds 8 of them: on
+/* The default tile, in one place. Larger GPU tiles once every dimension holds 4 of them: on
  * an H200, n=32768 DGEMM ran at 51.0 TFLOP/s with 4096 against 45.6 with 2048
- * (bench/notes-gpu.md). At n = 16384 4096 won before the walk's order (48.0 against 45.5);
- * with it, 2048 wins, its first task done at 2.6 ms instead of 10.3 (48.1 against 47.0
- * TFLOP/s on an H100, bench/results/diagnostics-h100-20261124b.log). bfloat16 and half A and B (2 bytes, C
- * float): tiles of 8192 once every dimension holds 8 of them. One such tile GEMM is 1.1 TFLOP,
- * where a tile of 4096 runs below the tensor cores' rate (cuBLAS on an H100: 672-689 TFLOP/s
- * at 4096, 767-780 at 8192); n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
+ * (bench/notes-gpu.md). Double precision waits for 8 of them: at n = 16384 4096 won before the
+ * walk's order (48.0 against 45.5); with it, 2048 wins, its first task done at 2.6 ms instead
+ * of 10.3 (48.1 against 47.0 TFLOP/s on an H100,
+ * bench/results/diagnostics-h100-20261124b.log); the other precisions were not measured
+ * again. bfloat16 and half A and B (2 bytes, C float): tiles of 8192 once every dimension
+ * holds 8 of them. One such tile GEMM is 1.1 TFLOP, where a tile of 4096 runs below the
+ * tensor cores' rate (cuBLAS on an H100, first runs after idle: 672-689 TFLOP/s at 4096,
+ * 767-780 at 8192); n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
  * (bench/results/tensor-h100-20261124-b*.csv). */
 int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda)
 {
@@ -31,7 +33,8 @@ int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, in
 	smallest = smallest < k ? smallest : k;
 	if (p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
 		return TILE_TENSOR;
-	return smallest >= 8LL * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
+	int64_t tiles_large = p && p->elemsize >= 8 ? 8 : 4; /* double, double complex: 8 */
+	return smallest >= tiles_large * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
 }
 
 int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)

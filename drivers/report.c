@@ -7,47 +7,43 @@
 #include "drivers/collectives.h"
 #include "drivers/resources.h"
 
-/* This rank's GPUs, named so that ranks of one node can tell a shared one: "host/pci0,pci1"
- * (PCI domain:bus:device of each CUDA worker's device); "" without CUDA workers. */
-enum { SG_GPU_TEXT = 128 };
+/* This rank's GPUs by UUID, one 32-hex-digit word each after a space (" 6b2f... 91c0..."):
+ * a UUID names one GPU on any node, and each MIG instance apart, which are not time-sliced
+ * against each other. "" without CUDA workers, and under simulation (no real device). */
+enum { SG_GPU_UUID_TEXT = 33, SG_GPU_TEXT = 1 + STARPU_MAXCUDADEVS * SG_GPU_UUID_TEXT };
 static void gpu_names(char text[SG_GPU_TEXT])
 {
-	text[0] = '\0';
-#ifdef STARPU_USE_CUDA
-	char host[64] = "";
-	gethostname(host, sizeof(host) - 1);
-	int len = snprintf(text, SG_GPU_TEXT, "%s/", host);
-	for (unsigned w = 0; w < starpu_worker_get_count() && len < SG_GPU_TEXT - 16; w++) {
-		const struct cudaDeviceProp *p = starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER
-		                                 ? starpu_cuda_get_device_properties(w) : NULL;
-		if (p)
-			len += snprintf(text + len, (size_t)(SG_GPU_TEXT - len), ",%04x:%02x:%02x",
-			                p->pciDomainID, p->pciBusID, p->pciDeviceID);
+	memset(text, 0, SG_GPU_TEXT); /* all of it is gathered */
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_SIMGRID)
+	size_t len = 0;
+	int seen[STARPU_MAXCUDADEVS] = { 0 }; /* several workers may drive one device */
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+		int dev = starpu_worker_get_devid((int)w);
+		if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER || dev < 0 ||
+		    dev >= STARPU_MAXCUDADEVS || seen[dev]++)
+			continue;
+		const struct cudaDeviceProp *p = starpu_cuda_get_device_properties(w);
+		text[len++] = ' ';
+		for (int b = 0; b < 16; b++, len += 2)
+			snprintf(text + len, 3, "%02x", p ? (unsigned char)p->uuid.bytes[b] : 0);
 	}
-	if (!strchr(text, ','))
-		text[0] = '\0';
 #endif
 }
 
-/* Whether ranks r and s (of gathered gpu_names) drive a GPU in common. */
-static int share_a_gpu(const char *r, const char *s)
+/* Whether two ranks' gpu_names have a UUID in common. */
+static int share_a_gpu(const char *mine, const char *other)
 {
-	const char *slash = strchr(r, '/');
-	if (!*r || !*s || !slash || strncmp(r, s, (size_t)(slash - r + 1)) != 0)
-		return 0;
-	for (const char *g = strchr(r, ','); g; g = strchr(g + 1, ',')) {
-		char one[16];
-		snprintf(one, sizeof(one), "%.11s", g); /* ",dddd:bb:dd" */
-		if (strstr(s, one))
-			return 1;
-	}
+	for (const char *u = mine; *u == ' '; u += SG_GPU_UUID_TEXT)
+		for (const char *v = other; *v == ' '; v += SG_GPU_UUID_TEXT)
+			if (memcmp(u, v, SG_GPU_UUID_TEXT) == 0)
+				return 1;
 	return 0;
 }
 
 /* Ranks that share a GPU: said once, with what it costs and what helps, measured on one H100
- * at n = 32768 (bench/notes-gpu.md): two CUDA contexts time-slice the GPU (two processes
- * looping DGEMMs get 0.89 of one together) and the tiles of the operand a rank does not own
- * cross between the processes through MPI. */
+ * (bench/notes-gpu.md): two CUDA contexts time-slice the GPU (two processes looping DGEMMs of
+ * 4096 get 0.89 of one together) and, at n = 32768, the tiles of the operand a rank does not
+ * own cross between the processes through MPI. */
 static void note_shared_gpus(const char *names, int nranks)
 {
 	for (int r = 0; r < nranks; r++)

@@ -237,10 +237,12 @@ struct starpu_gemm_opts {
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
 
 /* The tile size the driver and the doors take when none is given: 512 for CPU workers; with
- * ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles, else 2048. */
+ * ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles (4 for single
+ * precision), else 2048. */
 int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
-/* The same for precision prec: bfloat16 and half ('b', 'h') take 8192 with CUDA workers when
- * m, n and k each hold 8 such tiles. */
+/* The same for precision prec: double and double complex as above; single precision,
+ * single complex, bfloat16 and half take 4096 when m, n and k each hold 4 such tiles, and
+ * bfloat16 and half ('b', 'h') 8192 when they hold 8 such tiles. */
 int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda);
 
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
