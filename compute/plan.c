@@ -187,11 +187,11 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
 	return pl->Y * Mtl * Kt + pl->X * Kt * Ntl / G + C_loads;
 }
 
-/* Largest chunk depth whose tiles fit: C block + (lookahead+1) chunks of A and B. */
+/* Largest chunk depth whose tiles fit: c_blocks C blocks + (lookahead+1) chunks of A and B. */
 static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weight,
-                     double window, int Kt)
+                     double c_blocks, double window, int Kt)
 {
-	double room = mem_tiles - b * c_per_gpu * c_weight;
+	double room = mem_tiles - c_blocks * b * c_per_gpu * c_weight;
 	double per_d = window * (b + c_per_gpu);
 	if (room < per_d)
 		return 0;
@@ -285,14 +285,26 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * against 51.2 with d = 1 (bench/notes-gpu.md). */
 #define GPU_WINDOW_SHARE 0.9
 static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
-                       double c_weight, double window, int Kt, double task_tiles)
+                       double c_weight, double c_blocks, double window, int Kt,
+                       double task_tiles)
 {
-	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, 1, window,
-	                  Kt);
+	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, 1, 1,
+	                  window, Kt);
 	if (gpu_tiles > 0)
 		d = sg_min(d, largest_d(GPU_WINDOW_SHARE * gpu_tiles, b, (double)c / G, c_weight,
-		                        window, Kt));
+		                        c_blocks, window, Kt));
 	return d;
+}
+
+/* C blocks a GPU holds at once: with several blocks and a lookahead, the window's last
+ * chunks belong to the next block while the current one finishes, and their tasks touch
+ * (with d = 1: all of) the next block's C tiles, which arrive before the current block's
+ * leave. Sized for one block, BF16 n = 65536 capped at 16 GiB (b = 4, c = 8, d = 1) loaded
+ * 48.8 GiB for 40.0 predicted and ran 1.18-1.26 s; sized for two, b = c = 4, d = 2: 40.0 GiB
+ * and 0.954-0.963 s (bench/results/diagnostics-h100-20261124b.log, exp6). */
+static double c_blocks_held(int X, int Y, int lookahead)
+{
+	return X * Y > 1 && lookahead > 0 ? 2 : 1;
 }
 
 int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
@@ -465,6 +477,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
 		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight,
+		                                  c_blocks_held(plan->X, plan->Y, plan->lookahead),
 		                                  plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		/* The throttle's cap on tasks in flight: (lookahead + 1) chunks of b*c*d. */
@@ -491,7 +504,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->Z = sg_ceil_div(pb.Kt, plan->d);
 
 	/* Predictions. */
-	plan->tiles_per_gpu = (double)b * c / G + window * (b + c_per_gpu) * plan->d;
+	plan->tiles_per_gpu = c_blocks_held(plan->X, plan->Y, plan->lookahead) * b * c / G +
+	                      window * (b + c_per_gpu) * plan->d;
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
 	/* Host memory beside the rank's own tiles: the handles, and what is in flight: the
 	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every
