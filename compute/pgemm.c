@@ -27,8 +27,8 @@ struct starpu_gemm_request {
 	int static_gpu;
 	int beta_zero;                     /* C's first update writes it without reading it */
 	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
-	int64_t *asked;                    /* gpu_node: per A tile, then per B tile (as stored),
-	                                    * 1 + the last chunk that prefetched it */
+	int64_t *asked_a, *asked_b;        /* gpu_node: per A tile and per B tile (as stored),
+	                                    * 1 + the last chunk that prefetched it (one array) */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
 	struct sg_task_hook hook;          /* doors/: wait until a task's tiles are staged */
@@ -70,8 +70,8 @@ static int gpu_worker_of_column(const struct pgemm *g, int j)
  * k-layer by k-layer, needing all of its C block before the first layer ends and sending
  * all of it home after the last (BF16, n = 65536: 1.33 s against a 0.69 s bound; 0.94 s
  * with these priorities and the prefetches below, bench/notes-tensor.md). dmdas also orders
- * the prefetches by priority, so the loads follow the walk too. CPUs read host memory in place, and dmdas's sorted queue costs a walk of
- * the queue per push: none there. */
+ * the prefetches by priority, so the loads follow the walk too. CPUs read host memory in
+ * place, and dmdas's sorted queue costs a walk of the queue per push: none there. */
 static int walk_priority(const struct pgemm *g, int64_t seq)
 {
 	if (g->plan.G == 0)
@@ -131,11 +131,9 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
 	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
 #undef GEMM_TASK_ARGS
-	if (ret >= 0 && local && g->asked) {
-		int64_t a_tiles = (int64_t)starpu_gemm_desc_tile_rows(g->A) *
-		                  starpu_gemm_desc_tile_cols(g->A);
-		prefetch_input(g, g->A, g->asked, ar, ac, chunk, prio);
-		prefetch_input(g, g->B, g->asked + a_tiles, br, bc, chunk, prio);
+	if (ret >= 0 && local && g->asked_a) {
+		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio);
+		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio);
 	}
 	if (ret < 0) {
 		char where[96];
@@ -274,12 +272,14 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	unsigned gpu_nodes[STARPU_MAXNODES];
 	if (starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, gpu_nodes, STARPU_MAXNODES) == 1) {
 		g->gpu_node = (int)gpu_nodes[0];
-		size_t tiles = (size_t)starpu_gemm_desc_tile_rows(A) * starpu_gemm_desc_tile_cols(A) +
+		size_t a_tiles = (size_t)starpu_gemm_desc_tile_rows(A) * starpu_gemm_desc_tile_cols(A);
+		size_t tiles = a_tiles +
 		               (size_t)starpu_gemm_desc_tile_rows(B) * starpu_gemm_desc_tile_cols(B);
-		if (!(g->asked = calloc(tiles, sizeof(*g->asked)))) {
+		if (!(g->asked_a = calloc(tiles, sizeof(*g->asked_a)))) {
 			free(g);
 			return -ENOMEM;
 		}
+		g->asked_b = g->asked_a + a_tiles;
 	}
 	if (g->static_gpu)
 		find_cuda_workers(g);
@@ -293,7 +293,7 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->job.arg = g;
 	if (!g->window || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
-		free(g->asked);
+		free(g->asked_a);
 		free(g);
 		return -ENOMEM;
 	}
@@ -353,7 +353,7 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 		stats->c_home_s = home;
 	}
 	sg_window_destroy(g->window);
-	free(g->asked);
+	free(g->asked_a);
 	free(g);
 	return 0;
 }

@@ -33,7 +33,7 @@ int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, in
 	smallest = smallest < k ? smallest : k;
 	if (p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
 		return TILE_TENSOR;
-	int64_t tiles_large = p && p->elemsize >= 8 ? 8 : 4; /* double, double complex: 8 */
+	int64_t tiles_large = p && (p->letter == 'd' || p->letter == 'z') ? 8 : 4;
 	return smallest >= tiles_large * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
 }
 
@@ -462,6 +462,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	/* The C block fills about 3/4 of the GPUs; when not even one chunk then fits beside it
 	 * (large tiles, small GPU memory), the block shrinks by half until one does. */
 	int b, c, d;
+	double c_blocks = 1;
 	int cap_tasks = plan->throttled && SG_TASK_HOST_BYTES * 100 > tile_bytes;
 	for (double fill = 0.75;; fill /= 2) {
 		choose_block(&opts, gpu_tiles > 0 ? fill * gpu_tiles * G / c_weight : 0, Mtl, Ntl,
@@ -476,8 +477,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		 * only shrinks d: clamped (the caller sees plan->lookahead < its own). */
 		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
-		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight,
-		                                  c_blocks_held(plan->X, plan->Y, plan->lookahead),
+		c_blocks = c_blocks_held(plan->X, plan->Y, plan->lookahead);
+		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight, c_blocks,
 		                                  plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		/* The throttle's cap on tasks in flight: (lookahead + 1) chunks of b*c*d. */
@@ -504,8 +505,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->Z = sg_ceil_div(pb.Kt, plan->d);
 
 	/* Predictions. */
-	plan->tiles_per_gpu = c_blocks_held(plan->X, plan->Y, plan->lookahead) * b * c / G +
-	                      window * (b + c_per_gpu) * plan->d;
+	plan->tiles_per_gpu = c_blocks * b * c / G + window * (b + c_per_gpu) * plan->d;
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
 	/* Host memory beside the rank's own tiles: the handles, and what is in flight: the
 	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every

@@ -35,7 +35,7 @@ static const struct option_doc docs[] = {
 	{ "K", 'K', "INT[,INT...]", "columns of op(A), rows of op(B) (default 1024); as -N" },
 	{ "sizes", OPT_SIZES, "INT[,INT...]", "square products M = N = K of each value, in turn, "
 	                                      "in one StarPU start" },
-	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 16384, else 2048, and 8192 for b and h from 65536; CPU only: 512)" },
+	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 32768 in d and z, >= 16384 in the others, else 2048, and 8192 for b and h from 65536; CPU only: 512)" },
 	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
 	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
 	{ "prec", OPT_PREC, "s|d|c|z|b|h", "precision; b, h: bfloat16 or half A and B, float C "

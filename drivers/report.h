@@ -70,8 +70,8 @@ void sg_traffic_begin(struct sg_traffic *traffic);
 void sg_traffic_end(struct sg_traffic *traffic);
 /* Collective: rank 0 prints the traffic of one run (summed over ranks, mean over the runs
  * measured) next to the plan's predictions summed over ranks; nothing with --csv. */
+void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs);
 /* Rank 0, not in CSV: where the run's time went on rank 0 (starpu_gemm_stats' timeline). */
 void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_stats *stats);
-void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs);
 
 #endif
