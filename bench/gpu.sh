@@ -5,6 +5,7 @@
 #   h2d            host<->GPU copy rates (bench/pin_rate): the link the bounds divide by
 #   auto-G<g>      starpu_gemm, 1 rank x g GPUs, every n in one StarPU start
 #   nothrottle-G<g>  the same with --no-throttle
+#   home-G1        auto-G1 with C kept in host memory (--c-home: CPU adds beta*C)
 #   limit-G1, limit-nothrottle-G1   1 GPU capped at LIMIT_MB (STARPU_LIMIT_CUDA_MEM), LIMIT_N
 #   ranks-<R>      R ranks x 1 GPU each (scripts/gpu-per-rank.sh) at MR_N, when R > 1
 #   shared-2r      2 ranks sharing GPU 0 at SHARED_N
@@ -30,7 +31,7 @@ gpus=${FAKE_GPUS:-$gpus}
 [ "$gpus" -gt 0 ] || { echo "bench/gpu.sh: no GPU (nvidia-smi lists none)" >&2; exit 2; }
 N_LIST=${N_LIST:-8192 16384 32768}
 G_LIST=${G_LIST:-$(echo 1 "$gpus" | tr ' ' '\n' | sort -nu | xargs)}
-CASES=${CASES:-cublas-peak h2d auto nothrottle limit ranks shared xt}
+CASES=${CASES:-cublas-peak h2d auto home nothrottle limit ranks shared xt}
 [ "$quick" = 1 ] && CASES=${CASES/limit/} CASES=${CASES/ranks/}
 MR_RANKS=${MR_RANKS:-$gpus}
 sizes=${N_LIST// /,}
@@ -54,6 +55,8 @@ fi
 want h2d && kit_case h2d "$build/bench/pin_rate" -n 1024
 for g in $G_LIST; do
   want auto && kit_case "auto-G$g" starpu 1 STARPU_NCUDA="$g" -- --sizes "$sizes"
+  want home && [ "$g" = 1 ] && kit_case home-G1 starpu 1 STARPU_NCUDA=1 -- --sizes "$sizes" \
+    --c-home
   want nothrottle && kit_case "nothrottle-G$g" starpu 1 STARPU_NCUDA="$g" -- --sizes "$sizes" \
     --no-throttle
 done

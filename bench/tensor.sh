@@ -11,6 +11,7 @@
 #   bf16-nothrottle       bf16-limit with --no-throttle (every task submitted at once)
 #   tf32                  --prec s --math tf32, n = N_TF32 [49152]
 #   bf16-beta0            bf16 with --beta 0: C written, never loaded (H2D: A and B only)
+#   bf16-home bf16-limit-home  bf16 and bf16-limit with C kept in host memory (--c-home)
 # bench/report.py (kit tensor) prints each case's roofline bound: the longest of 2n^3 / the
 # ceiling of its precision (t for TF32; its median run at the case's n), the plan's
 # host->GPU bytes / the h2d rate and its GPU->host bytes / the d2h rate; the ratio bound /
@@ -40,7 +41,7 @@ case_run() {
        --warmup "$WARMUP" --check --csv --quiet "$@")
 }
 nh=${N_HALF:-65536} nt=${N_TF32:-49152} limit=STARPU_LIMIT_CUDA_MEM=${LIMIT_MB:-16384}
-all="bf16 fp16 bf16-limit fp16-limit bf16-nothrottle tf32 bf16-beta0"
+all="bf16 fp16 bf16-limit fp16-limit bf16-nothrottle tf32 bf16-beta0 bf16-home bf16-limit-home"
 for c in ${CASES:-$all}; do  # before anything runs
   case " $all " in *" $c "*) ;; *) echo "bench/tensor.sh: unknown case '$c'" >&2; exit 2 ;; esac
 done
@@ -64,6 +65,8 @@ for c in ${CASES:-$all}; do
     bf16-nothrottle) kit_case "$c" case_run "$nh" "$limit" -- --prec b --no-throttle ;;
     tf32) kit_case "$c" case_run "$nt" -- --prec s --math tf32 ;;
     bf16-beta0) kit_case "$c" case_run "$nh" -- --prec b --beta 0 ;;
+    bf16-home) kit_case "$c" case_run "$nh" -- --prec b --c-home ;;
+    bf16-limit-home) kit_case "$c" case_run "$nh" "$limit" -- --prec b --c-home ;;
   esac
 done
 kit_report tensor "$title"

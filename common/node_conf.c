@@ -8,6 +8,7 @@
 #include <hwloc.h>
 #include <starpu_gemm.h>
 #include <starpu_config.h>
+#include "common/node_conf.h"
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -25,16 +26,47 @@ static int env_set(const char *name)
 	return value && *value;
 }
 
-static int gpu_present(void)
+/* The GPUs this process's StarPU will drive: STARPU_NCUDA's, at most the visible ones. */
+static int gpus_used(void)
 {
 #ifdef STARPU_USE_CUDA
 	const char *want = getenv("STARPU_NCUDA");
 	int devices = 0;
-	return !(want && atoi(want) == 0) && cudaGetDeviceCount(&devices) == cudaSuccess &&
-	       devices > 0;
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 0)
+		return 0;
+	if (want && *want && atoi(want) >= 0 && atoi(want) < devices)
+		return atoi(want);
+	return devices;
 #else
 	return 0;
 #endif
+}
+
+/* Beside GPUs, one CPU worker, which adds the GPUs' products into C when C is kept in host
+ * memory (compute/c_home.h), with helper threads on the cores no StarPU thread is bound to; no
+ * GEMM task runs on it (compute/pgemm.c). On an H200 node's host one thread adds a 2048 DGEMM
+ * tile in 6.4 ms, 8 in 0.46; with 3 helpers instead of 7 the adds lagged behind the GPU
+ * (n = 8192: 38-47 ms against 30-34, bench/notes-gpu.md). More would take memory bandwidth
+ * the host link's copies need. */
+#define SG_ADD_HELPERS 7
+
+/* This process's cores (OS numbers) in the order StarPU's threads are bound to them, when
+ * bind_cores chose the binding, and the ones left to helpers. */
+static int share_os[CPU_SETSIZE], share_count;
+static int helper_os[CPU_SETSIZE], helper_count;
+
+int sg_helper_cpus(const int **cpus)
+{
+	*cpus = helper_os;
+	return helper_count;
+}
+
+/* The cores after the first used ones of the share, at most SG_ADD_HELPERS. */
+static void keep_helpers(int used)
+{
+	helper_count = 0;
+	for (int c = used; c < share_count && helper_count < SG_ADD_HELPERS; c++)
+		helper_os[helper_count++] = share_os[c];
 }
 
 /* The first integer among the variables named, or fallback. */
@@ -185,6 +217,9 @@ static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 	conf->use_explicit_workers_bindid = 1;
 	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
 		conf->workers_bindid[w] = pu[first + w % count];
+	share_count = count;
+	for (int c = 0; c < count; c++)
+		share_os[c] = (int)os[first + c];
 	/* The calling thread too, and the threads it starts later (the library's submission
 	 * thread, the driver's own): left floating over the whole node, they took the other
 	 * ranks' cores (2 ranks on 2 cores under --bind-to none, N=4096: 28 GFLOP/s against 55
@@ -218,7 +253,7 @@ static int job_ranks(MPI_Comm comm)
  * it costs little (2 ranks x 1 core: 71 GFLOP/s). On more cores StarPU's reservation stands. */
 int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 {
-	int gpu = gpu_present();
+	int gpus = gpus_used(), gpu = gpus > 0;
 	if (!env_set("STARPU_SCHED"))
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
 #ifdef STARPU_SIMGRID
@@ -229,12 +264,23 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 #else
 	int cores = bind_cores(conf, comm);
 #endif
-	if (env_set("STARPU_NCPU") || cores == 0)
+	if (cores == 0)
 		return 0;
 	if (gpu) {
-		conf->ncpus = 0;
+		/* One CPU worker where a core is left once each GPU's worker thread and StarPU-MPI's
+		 * have one (or the workers the user asked for); the helpers on the cores after them
+		 * all, StarPU binding its CPU workers first, then the CUDA ones, then StarPU-MPI's. */
+		static const char *const ncpu_var[] = { "STARPU_NCPU", NULL };
+		static const char *const per_cuda_var[] = { "STARPU_NWORKER_PER_CUDA", NULL };
+		int bound = gpus * env_int(per_cuda_var, 1) + (mpi ? 1 : 0);
+		int ncpus = env_int(ncpu_var, cores > bound ? 1 : 0);
+		if (!env_set("STARPU_NCPU"))
+			conf->ncpus = ncpus;
+		keep_helpers(ncpus + bound);
 		return 0;
 	}
+	if (env_set("STARPU_NCPU"))
+		return 0;
 	/* STARPU_RESERVE_NCPU, when set, StarPU still takes off what we set. */
 	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 && !env_set("STARPU_RESERVE_NCPU") &&
 	              !env_set("STARPU_MPI_THREAD_CPUID") && !env_set("STARPU_MPI_THREAD_COREID");

@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "common/threads.h"
@@ -21,18 +23,46 @@ static void *team_member(void *team)
 	return NULL;
 }
 
-void sg_run_on_threads(int nitems, int threads, void (*fn)(const void *arg, int item),
-                           const void *arg)
+/* Starts helpers threads (each bound to cpus[h] when cpus is given), works with them, joins
+ * them. Threads that cannot start leave their share to the others. */
+static void run_team(struct team *t, int helpers, const int *cpus)
 {
-	struct team t = { .fn = fn, .arg = arg, .nitems = nitems };
-	atomic_init(&t.next, 0);
-	pthread_t *ids = threads > 1 ? malloc((size_t)(threads - 1) * sizeof(*ids)) : NULL;
+	atomic_init(&t->next, 0);
+	pthread_t *ids = helpers > 0 ? malloc((size_t)helpers * sizeof(*ids)) : NULL;
 	int started = 0;
-	while (ids && started < threads - 1 &&
-	       pthread_create(&ids[started], NULL, team_member, &t) == 0)
-		started++;
-	team_member(&t);
+	for (int h = 0; ids && h < helpers; h++) {
+		pthread_attr_t attr;
+		if (pthread_attr_init(&attr) != 0)
+			break;
+		int ok = 1;
+		if (cpus) {
+			/* Bound before it starts: created by a StarPU worker, it would otherwise inherit
+			 * that worker's single core. */
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(cpus[h], &one);
+			ok = pthread_attr_setaffinity_np(&attr, sizeof(one), &one) == 0;
+		}
+		if (ok && pthread_create(&ids[started], &attr, team_member, t) == 0)
+			started++;
+		pthread_attr_destroy(&attr);
+	}
+	team_member(t);
 	for (int k = 0; k < started; k++)
 		pthread_join(ids[k], NULL);
 	free(ids);
+}
+
+void sg_run_on_threads(int nitems, int threads, void (*fn)(const void *arg, int item),
+                       const void *arg)
+{
+	struct team t = { .fn = fn, .arg = arg, .nitems = nitems };
+	run_team(&t, threads - 1, NULL);
+}
+
+void sg_run_on_cpus(int nitems, const int *cpus, int ncpus,
+                    void (*fn)(const void *arg, int item), const void *arg)
+{
+	struct team t = { .fn = fn, .arg = arg, .nitems = nitems };
+	run_team(&t, ncpus, cpus);
 }

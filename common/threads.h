@@ -15,6 +15,11 @@
 void sg_run_on_threads(int nitems, int threads, void (*fn)(const void *arg, int item),
                        const void *arg);
 
+/* The same on the caller and one thread bound to each of the ncpus CPUs (OS numbers) in
+ * cpus, for work that must stay off the cores StarPU's threads are bound to. */
+void sg_run_on_cpus(int nitems, const int *cpus, int ncpus,
+                    void (*fn)(const void *arg, int item), const void *arg);
+
 /* Seconds on a monotonic clock. Under StarPU+SimGrid, the simulated clock: every duration
  * the library and the driver measure or wait for is then the simulated machine's. */
 static inline double sg_now(void)

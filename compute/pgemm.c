@@ -11,6 +11,7 @@
 #include "compute/walk.h"
 #include "compute/window.h"
 #include "compute/submitter.h"
+#include "compute/c_home.h"
 #include "common/comm.h"
 #include "distrib/desc.h"
 #include "common/errors.h"
@@ -26,6 +27,8 @@ struct starpu_gemm_request {
 	struct sg_window *window;
 	int static_gpu;
 	int beta_zero;                     /* C's first update writes it without reading it */
+	struct sg_c_home *home;            /* plan.c_home: the scratch tiles of this rank's C */
+	int gemm_where;                    /* STARPU_CUDA where GPUs run every GEMM task, or -1 */
 	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
 	int64_t *asked_a, *asked_b;        /* gpu_node: per A tile and per B tile (as stored),
 	                                    * 1 + the last chunk that prefetched it (one array) */
@@ -99,10 +102,13 @@ static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc 
 
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
  * With beta = 0 the update k = 0 writes C without reading it (BLAS reads no C then), so no C
- * tile crosses to a GPU: H2D is A and B alone. */
+ * tile crosses to a GPU: H2D is A and B alone. With C kept home (compute/c_home.h) the owner
+ * updates its scratch tile T instead, T = alpha op(A) op(B) (+ T), and after the last update
+ * CPU workers add T to beta C. */
 static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t chunk,
                         int64_t seq)
 {
+	static const double complex zero = 0; /* 0 in every precision's bits */
 	int ar, ac, br, bc, m, n, kk, unused;
 	sg_op_tile(g->pb.transA, i, k, &ar, &ac);
 	sg_op_tile(g->pb.transB, k, j, &br, &bc);
@@ -115,19 +121,29 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		sg_window_add_task(g->window);
 	/* Only the executing rank uses the callback and the worker; the others only send. */
 	int worker = g->static_gpu && local ? gpu_worker_of_column(g, j) : -1; /* -1: any */
-	int overwrite = k == 0 && g->beta_zero;
+	/* The last shell's C tiles go through the GPU as before: the link has room for them by
+	 * then (A and B are in), and adds at home would be what the product waits for at its end
+	 * (n = 8192 on an H200: last task at 25.0 ms, C home at 31-33 with every tile added at
+	 * home, bench/notes-gpu.md). */
+	int home = g->home && local && !sg_walk_in_last_shell(&g->plan, i, j);
+	int overwrite = k == 0 && (g->beta_zero || home);
+	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
+	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
+	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size, k == 0)
+	                                   : c_tile;
 	int prio = walk_priority(g, seq);
 	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
 #define GEMM_TASK_ARGS overwrite ? sg_gemm_overwrite_codelet(g->pb.prec)                      \
 		                  : starpu_gemm_codelet(g->pb.prec),                             \
 		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char), \
-		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, k == 0 ? (const void *)&g->beta : g->prec->one, size, \
+		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, beta_k, size,                       \
 		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),                                 \
 		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),                                 \
-		overwrite ? STARPU_W : STARPU_RW, starpu_gemm_desc_handle(g->C, i, j),           \
+		overwrite ? STARPU_W : STARPU_RW, target,                                        \
 		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
 		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
-		STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker, 0
+		STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker,                         \
+		STARPU_EXECUTE_WHERE, (unsigned long long)g->gemm_where, 0
 	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
 	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
 #undef GEMM_TASK_ARGS
@@ -135,6 +151,8 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio);
 		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio);
 	}
+	if (ret >= 0 && home && k == g->pb.Kt - 1)
+		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "task GEMM(%d,%d,%d)", i, j, k);
@@ -283,6 +301,14 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	}
 	if (g->static_gpu)
 		find_cuda_workers(g);
+	/* Where the rank has GPUs, they run every GEMM task: the CPU worker beside them adds C
+	 * at home, and a CPU worker that took a GEMM task (dmdas tries each kind of worker of an
+	 * uncalibrated model) would hold it thousands of times longer than a GPU (BF16 n = 65536:
+	 * no task done in 200 s, bench/notes-gpu.md). */
+	g->gemm_where = g->plan.G > 0 ? (int)STARPU_CUDA : -1;
+	if (g->plan.c_home)
+		g->home = sg_c_home_create(g->pb.Mt, g->pb.Nt, g->pb.local ? MPI_COMM_NULL : g->pb.comm,
+		                           g->pb.rank);
 	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
 	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
 	/* The sampler scans every A and B tile each millisecond the walk waits: only where
@@ -291,8 +317,9 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	                             C->nranks > 1 ? sample_remote_tiles : NULL, g);
 	g->job.run = walk;
 	g->job.arg = g;
-	if (!g->window || sg_submitter_post(&g->job)) {
+	if (!g->window || (g->plan.c_home && !g->home) || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
+		sg_c_home_destroy(g->home);
 		free(g->asked_a);
 		free(g);
 		return -ENOMEM;
@@ -353,6 +380,7 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 		stats->c_home_s = home;
 	}
 	sg_window_destroy(g->window);
+	sg_c_home_destroy(g->home);
 	free(g->asked_a);
 	free(g);
 	return 0;

@@ -11,6 +11,7 @@
 #include "common/comm.h"
 #include "common/errors.h"
 #include "distrib/desc.h"
+#include "compute/walk.h"
 
 /* The default tile, in one place. Larger GPU tiles once every dimension holds 4 of them: on
  * an H200, n=32768 DGEMM ran at 51.0 TFLOP/s with 4096 against 45.6 with 2048
@@ -168,13 +169,15 @@ static size_t gpu_memory(int *ngpus)
 /* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
  * when A and B are bfloat16 or half and C float, else 1). */
 
-/* Equation (1): tiles loaded into one GPU over the whole product, and its regime. */
+/* Equation (1): tiles loaded into one GPU over the whole product, and its regime; c_read of
+ * the rank's C tiles are loaded (all of them, none with beta = 0, the last shell's with C at
+ * home). */
 static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
-                        int c_read, char *regime)
+                        double c_read, char *regime)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
 	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
-	double C_loads = c_read ? Mtl * Ntl * c_weight / G : 0; /* beta = 0: written, not read */
+	double C_loads = c_read * c_weight / G;
 	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
 		return Mtl * Kt + Kt * Ntl / G + C_loads;
@@ -383,6 +386,20 @@ static double remote_tiles(const struct sg_problem *pb, double b, double c, int 
 	return b * a_k + c * b_k;
 }
 
+/* Whether C stays in host memory (compute/c_home.h), as asked: it needs a beta that reads C,
+ * some k to accumulate, and a CPU worker on every rank to add. Not under simulation: no model
+ * of the adds there. */
+static void c_home_decide(struct starpu_gemm_plan *plan, const struct starpu_gemm_opts *opts,
+                          int cpu_workers, int Kt)
+{
+#ifdef STARPU_SIMGRID
+	(void)opts, (void)cpu_workers, (void)Kt;
+	plan->c_home = 0;
+#else
+	plan->c_home = opts->c_home > 0 && !opts->beta_zero && cpu_workers > 0 && Kt > 0;
+#endif
+}
+
 /* Rows or columns of the largest tile along a dimension of n elements. */
 static double real_extent(int tile, int64_t n)
 {
@@ -418,11 +435,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	size_t measured_gpu_mem = gpu_memory(&ngpus);
 	size_t gpu_mem = opts.gpu_mem ? opts.gpu_mem : measured_gpu_mem;
 	size_t host_mem = opts.host_mem ? opts.host_mem : host_memory(pb.comm);
-	unsigned long long local[3] = { (unsigned long long)ngpus, gpu_mem, host_mem }, agreed[3];
-	sg_allreduce(local, agreed, 3, sizeof(local[0]), MPI_UNSIGNED_LONG_LONG, MPI_MIN, pb.comm);
+	unsigned long long local[4] = { (unsigned long long)ngpus, gpu_mem, host_mem,
+	                                starpu_cpu_worker_get_count() }, agreed[4];
+	sg_allreduce(local, agreed, 4, sizeof(local[0]), MPI_UNSIGNED_LONG_LONG, MPI_MIN, pb.comm);
 	plan->G = (int)agreed[0];
 	plan->gpu_mem = agreed[1];
 	plan->host_mem = agreed[2];
+	c_home_decide(plan, &opts, (int)agreed[3], pb.Kt);
 
 	/* Real tile shapes: a tile larger than the matrix (-t 16384 on 100 x 100) holds only the
 	 * matrix, and edge tiles are short. Memory is sized by the largest tile that exists,
@@ -522,6 +541,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
 	                   starpu_cpu_worker_get_count() * SG_WORKER_HOST_BYTES +
 	                   (remote_in_flight > 0 ? SG_MPI_HOST_BYTES : 0);
+	/* C at home: a scratch tile's handle for each C tile of the blocks in flight, and T's
+	 * copy in host memory for the tile being added and the next one, prefetched (an add takes
+	 * a millisecond or so and keeps up with the GPUs). */
+	if (plan->c_home)
+		plan->host_bytes += c_blocks * b * c * SG_HANDLE_HOST_BYTES + 2 * tile_bytes * c_weight;
 	double Ktd = pb.Kt;
 	if (plan->throttled)
 		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
@@ -533,8 +557,11 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */
 		double ab_mean = (a_bytes + b_bytes) / 2;
+		double c_read = opts.beta_zero ? 0 : plan->c_home
+		                ? (double)sg_walk_last_shell_tiles(plan) / (pb.P * pb.Q)
+		                : (double)pb.Mt / pb.P * ((double)pb.Nt / pb.Q);
 		plan->host_to_gpu_bytes = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean,
-		                                                  !opts.beta_zero, plan->regime) * G * ab_mean : 0;
+		                                                  c_read, plan->regime) * G * ab_mean : 0;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
@@ -555,6 +582,9 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
 	fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
 	        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
+	if (pl->c_home)
+		fprintf(out, "plan: C stays in host memory: the GEMM tasks accumulate alpha*op(A)*op(B) in "
+		        "scratch tiles, a CPU worker adds beta*C\n");
 	if (pl->G > 0)
 		fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
 		        pl->tiles_per_gpu, pl->remote_tiles_per_rank);

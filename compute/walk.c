@@ -90,3 +90,26 @@ int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k)
 	w->seq++;
 	return 1;
 }
+
+/* The last block's extent in tiles, and its last shell's index. */
+static int last_block(const struct starpu_gemm_plan *pl, int *i0, int *j0, int *rows, int *cols)
+{
+	*i0 = (pl->X - 1) * pl->b * pl->P;
+	*j0 = (pl->Y - 1) * pl->c * pl->Q;
+	*rows = sg_min(*i0 + pl->b * pl->P, pl->Mt) - *i0;
+	*cols = sg_min(*j0 + pl->c * pl->Q, pl->Nt) - *j0;
+	return sg_max(*rows, *cols) - 1;
+}
+
+int sg_walk_in_last_shell(const struct starpu_gemm_plan *pl, int i, int j)
+{
+	int i0, j0, rows, cols, last = last_block(pl, &i0, &j0, &rows, &cols);
+	return i >= i0 && j >= j0 && sg_max(i - i0, j - j0) == last;
+}
+
+int sg_walk_last_shell_tiles(const struct starpu_gemm_plan *pl)
+{
+	int i0, j0, rows, cols;
+	last_block(pl, &i0, &j0, &rows, &cols);
+	return rows == cols ? 2 * rows - 1 : sg_min(rows, cols);
+}

@@ -32,5 +32,10 @@ int sg_walk_next_chunk(struct sg_walk *w);
 int sg_walk_block_ends(const struct sg_walk *w);
 /* The next task GEMM(i, j, k) of the current chunk; 0 at the end of the chunk. */
 int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k);
+/* Whether C(i,j) is in the walk's last shell (of the last block's last chunk): the C tiles the
+ * product finishes last. */
+int sg_walk_in_last_shell(const struct starpu_gemm_plan *plan, int i, int j);
+/* How many C tiles that shell holds, over all ranks. */
+int sg_walk_last_shell_tiles(const struct starpu_gemm_plan *plan);
 
 #endif

@@ -16,7 +16,7 @@
  * short form get a code above the char range. */
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
-	OPT_STATIC_GPU, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
+	OPT_STATIC_GPU, OPT_C_HOME, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN,
 	OPT_LAYOUT, OPT_SIZES, OPT_MATH
 };
 
@@ -59,6 +59,9 @@ static const struct option_doc docs[] = {
 	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)" },
 	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
 	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
+	{ "c-home", OPT_C_HOME, NULL, "keep C in host memory: the GPUs accumulate "
+	  "alpha*op(A)*op(B) in scratch tiles and a CPU worker adds them to beta*C, so no C tile "
+	  "but the last few crosses to a GPU (default: C loaded onto the GPUs)" },
 	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
 	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)" },
 	{ "check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
@@ -93,8 +96,9 @@ void sg_options_usage(FILE *out, const char *program)
 	fprintf(out, "Environment (StarPU's, each overriding the driver's default):\n"
 	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
 	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
-	        "  STARPU_NCPU      CPU workers per rank: 0 beside GPUs; without GPUs every core of "
-	        "the rank's\n                   share, less one for StarPU-MPI's thread on "
+	        "  STARPU_NCPU      CPU workers per rank: 1 beside GPUs (it adds C kept at home, "
+	        "--c-home;\n                   GEMM tasks run on the GPUs); without GPUs every core "
+	        "of the rank's\n                   share, less one for StarPU-MPI's thread on "
 	        "several ranks and cores\n"
 	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
 	        "per rank\n"
@@ -466,6 +470,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case OPT_NO_THROTTLE: opts->no_throttle = 1; break;
 		case OPT_STATIC_GPU: opts->static_gpu = 1; break;
+		case OPT_C_HOME: opts->c_home = 1; break;
 		case OPT_NITER:
 			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
 			opts->niter = (int)v;

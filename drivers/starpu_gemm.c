@@ -254,6 +254,7 @@ static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm
 	gemm_opts->lookahead = o->lookahead;
 	gemm_opts->no_throttle = o->no_throttle;
 	gemm_opts->static_gpu = o->static_gpu;
+	gemm_opts->c_home = o->c_home;
 	gemm_opts->tile = o->tile;
 	gemm_opts->math = o->math;
 	gemm_opts->progress = !o->quiet && !o->csv;

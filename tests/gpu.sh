@@ -52,6 +52,9 @@ tensor_steps() {
     STARPU_NCUDA=$gpus STARPU_NCPU=0 step "tensor driver: $mode n=20000 (ragged), sampled check" \
       "$run" 1 "$driver" $mode -M 20000 -N 20000 -K 20000 --transB T --niter 1 --warmup 0 \
       --check --quiet
+    STARPU_NCUDA=$gpus STARPU_NCPU=1 step "tensor driver, C at home: $mode n=3000 t=512, full check" \
+      "$run" 1 "$driver" $mode -M 3000 -N 2900 -K 2500 -t 512 --beta 0.7 --c-home --niter 2 \
+      --warmup 0 --check --quiet
   done
 }
 ranks=$(( gpus < 2 ? 2 : gpus ))
@@ -82,12 +85,24 @@ STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid ${ranks}x1, forced plans
   "$run" "$ranks" "$per_rank" "$bin/test_pgemm" "$ranks" 1 6 forced
 STARPU_NCUDA=$gpus STARPU_NCPU=0 step "pgemm random cases, 1 rank x $gpus GPU(s)" \
   "$run" 1 "$bin/test_pgemm" random 20
+# C kept in host memory: GEMMs on the GPUs into scratch tiles, one CPU worker adds beta C
+STARPU_NCUDA=$gpus STARPU_NCPU=1 step "pgemm, C at home, 1 rank x $gpus GPU(s)" \
+  "$run" 1 "$bin/test_pgemm" 1 1 8 home
+STARPU_NCPU=1 step "pgemm, C at home, $ranks rank(s) x 1 GPU, grid ${ranks}x1" \
+  "$run" "$ranks" "$per_rank" "$bin/test_pgemm" "$ranks" 1 6 home
+STARPU_NCUDA=$gpus STARPU_NCPU=1 step "driver, C at home: zgemm n=2048 t=256 beta=(0.7,0.2), full check" \
+  "$run" 1 "$driver" --prec z -M 2048 -N 2048 -K 2048 -t 256 --beta 0.7,0.2 --c-home \
+  --niter 2 --warmup 0 --check --quiet
 for prec in d z s; do
   STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
     step "memory pressure: ${prec}gemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
     "$run" 1 "$driver" --prec "$prec" -M 8192 -N 8192 -K 8192 -t 1024 --niter 1 --warmup 0 \
     --check --quiet
 done
+STARPU_NCUDA=$gpus STARPU_NCPU=1 STARPU_LIMIT_CUDA_MEM=512 \
+  step "memory pressure, C at home: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
+  "$run" 1 "$driver" -M 8192 -N 8192 -K 8192 -t 1024 --c-home --niter 2 --warmup 0 \
+  --check --quiet
 # beta = 0: C's first update writes it without loading it (H2D: A and B only)
 STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
   step "memory pressure, beta = 0: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \

@@ -1,8 +1,11 @@
 /* starpu_gemm_pgemm against a CBLAS reference: random precisions, transposes, ragged shapes
  * (including dimensions below the tile and 1), ownership functions, alpha/beta; the result
  * is gathered on rank 0 and compared norm-wise: ||C - Cref|| / (||A|| ||B|| K eps) <= 10.
- *   test_pgemm P Q NCASES [forced]   fixed grid; "forced" also runs each case with
- *                                    b=c=d=1, lookahead=1 and with the throttle off
+ *   test_pgemm P Q NCASES [forced|home]  fixed grid; "forced" also runs each case with
+ *                                    b=c=d=1, lookahead=1 and with the throttle off; "home"
+ *                                    runs each case with C kept in host memory (opts.c_home:
+ *                                    scratch tiles, added to beta C by a CPU worker), also
+ *                                    with b=c=d=1, lookahead=1
  *   test_pgemm random NCASES         every case draws its grid (any P x Q = ranks), sizes
  *                                    up to 1500, tile, distribution and plan parameters
  * Cases come from SEED (printed), so one failing run can be replayed. */
@@ -119,7 +122,7 @@ static void report(const struct gemm_case *tc, int P, int Q, const char *plan, d
 }
 
 /* Fixed grid: the issue-4 matrix of grids, with forced plans on request. */
-static void fixed_cases(int P, int Q, int ncases, int forced, uint64_t seed)
+static void fixed_cases(int P, int Q, int ncases, int forced, int home, uint64_t seed)
 {
 	for (int n = 0; n < ncases; n++) {
 		struct gemm_case tc;
@@ -133,7 +136,13 @@ static void fixed_cases(int P, int Q, int ncases, int forced, uint64_t seed)
 		uint64_t case_seed = seed + 10 * (uint64_t)n;
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
-		report(&tc, P, Q, "auto", run_case(&tc, P, Q, &opts, case_seed));
+		opts.c_home = home;
+		report(&tc, P, Q, home ? "C at home" : "auto", run_case(&tc, P, Q, &opts, case_seed));
+		if (home) {
+			opts.b = opts.c = opts.d = 1;
+			opts.lookahead = 1;
+			report(&tc, P, Q, "C at home, b=c=d=1,l=1", run_case(&tc, P, Q, &opts, case_seed));
+		}
 		if (!forced)
 			continue;
 		opts.b = opts.c = opts.d = 1;
@@ -155,8 +164,12 @@ static void random_cases(int ncases, uint64_t seed)
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
 		char plan[64] = "auto";
-		switch (sgt_rand_int(0, 3)) {
+		switch (sgt_rand_int(0, 4)) {
 		case 0:
+			break;
+		case 4:
+			opts.c_home = 1;
+			strcpy(plan, "C at home");
 			break;
 		case 1:
 			opts.no_throttle = 1;
@@ -183,9 +196,10 @@ int main(int argc, char **argv)
 		random_cases(atoi(argv[2]), seed);
 	} else if (argc >= 4) {
 		fixed_cases(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]),
-		            argc > 4 && !strcmp(argv[4], "forced"), seed);
+		            argc > 4 && !strcmp(argv[4], "forced"), argc > 4 && !strcmp(argv[4], "home"),
+		            seed);
 	} else {
-		return sgt_usage("test_pgemm P Q NCASES [forced] | test_pgemm random NCASES");
+		return sgt_usage("test_pgemm P Q NCASES [forced|home] | test_pgemm random NCASES");
 	}
 	return sgt_finish();
 }

@@ -1,0 +1,68 @@
+/* C kept in host memory: compute/c_home.h says what and why. */
+#include <stdlib.h>
+#include <starpu_mpi.h>
+#include "compute/c_home.h"
+#include "codelets/gemm_codelets.h"
+
+struct sg_c_home {
+	int Mt, Nt;
+	MPI_Comm comm;
+	int rank;
+	starpu_data_handle_t *scratch; /* Mt x Nt, column-major; NULL outside a tile's updates */
+};
+
+struct sg_c_home *sg_c_home_create(int Mt, int Nt, MPI_Comm comm, int rank)
+{
+	struct sg_c_home *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->scratch = calloc((size_t)Mt * Nt > 0 ? (size_t)Mt * Nt : 1, sizeof(*h->scratch));
+	if (!h->scratch) {
+		free(h);
+		return NULL;
+	}
+	h->Mt = Mt;
+	h->Nt = Nt;
+	h->comm = comm;
+	h->rank = rank;
+	return h;
+}
+
+void sg_c_home_destroy(struct sg_c_home *h)
+{
+	if (!h)
+		return;
+	/* Every tile's last update drops its scratch tile; one left means a product cut short. */
+	for (size_t t = 0; t < (size_t)h->Mt * h->Nt; t++)
+		if (h->scratch[t])
+			starpu_data_unregister_submit(h->scratch[t]);
+	free(h->scratch);
+	free(h);
+}
+
+starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m, int n,
+                                       size_t elemsize, int first)
+{
+	starpu_data_handle_t *T = &h->scratch[(size_t)j * h->Mt + i];
+	if (first && !*T) {
+		/* Home node -1: StarPU allocates it where a task first writes it, a GPU. */
+		starpu_matrix_data_register(T, -1, 0, (uint32_t)m, (uint32_t)m, (uint32_t)n, elemsize);
+		/* StarPU-MPI decides where a task runs from the rank of the data it writes: this
+		 * rank. The other ranks name C(i,j), owned here, and agree; no tag, since T never
+		 * travels between ranks. */
+		if (h->comm != MPI_COMM_NULL)
+			starpu_mpi_data_set_rank_comm(*T, h->rank, h->comm);
+	}
+	return *T;
+}
+
+int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
+                  const void *beta, size_t beta_size, int prio)
+{
+	starpu_data_handle_t *T = &h->scratch[(size_t)j * h->Mt + i];
+	int ret = starpu_task_insert(sg_add_codelet(prec), STARPU_RW, c_handle, STARPU_R, *T,
+	                             STARPU_VALUE, beta, beta_size, STARPU_PRIORITY, prio, 0);
+	starpu_data_unregister_submit(*T);
+	*T = NULL;
+	return ret < 0 ? ret : 0;
+}
