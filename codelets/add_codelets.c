@@ -40,21 +40,21 @@ struct add_job {
 		SG_ADD_LOOP(TYPE, c[i] = beta * c[i] + t[i])                                     \
 	}
 
-#define SG_ADD_COMPLEX(SUFFIX, TYPE, PART)                                                  \
+#define SG_ADD_COMPLEX(SUFFIX, TYPE, PART, RE, IM, MAKE)                                    \
 	static void add_columns_##SUFFIX(const struct add_job *job, size_t j0, size_t j1)        \
 	{                                                                                        \
 		TYPE beta = *(const TYPE *)job->beta;                                            \
-		PART br = creal(beta), bi = cimag(beta);                                         \
+		PART br = RE(beta), bi = IM(beta);                                               \
 		SG_ADD_LOOP(TYPE, {                                                              \
-			PART cr = creal(c[i]), ci = cimag(c[i]);                                 \
-			c[i] = CMPLX(br * cr - bi * ci + creal(t[i]), br * ci + bi * cr + cimag(t[i])); \
+			PART cr = RE(c[i]), ci = IM(c[i]);                                       \
+			c[i] = MAKE(br * cr - bi * ci + RE(t[i]), br * ci + bi * cr + IM(t[i])); \
 		})                                                                               \
 	}
 
 SG_ADD_REAL(s, float)
 SG_ADD_REAL(d, double)
-SG_ADD_COMPLEX(c, float complex, float)
-SG_ADD_COMPLEX(z, double complex, double)
+SG_ADD_COMPLEX(c, float complex, float, crealf, cimagf, CMPLXF)
+SG_ADD_COMPLEX(z, double complex, double, creal, cimag, CMPLX)
 
 static void add_item(const void *arg, int item)
 {
@@ -79,8 +79,8 @@ static void add_tile(void *buffers[], void *cl_arg,
 		.ldc = STARPU_MATRIX_GET_LD(buffers[0]), .ldt = STARPU_MATRIX_GET_LD(buffers[1]),
 		.beta = &beta, .columns = columns,
 	};
-	const int *helpers;
-	int nhelpers = sg_helper_cpus(&helpers);
+	int helpers[64];
+	int nhelpers = sg_helper_cpus(helpers, 64);
 	job.items = 4 * (nhelpers + 1);
 	if ((size_t)job.items > job.n)
 		job.items = (int)job.n;

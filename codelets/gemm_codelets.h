@@ -8,9 +8,9 @@
  * of a C tile when beta = 0, where BLAS does not read C. NULL for an unknown letter. */
 struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
 
-/* C slice = beta * C slice + the matching columns of a scratch tile, on CPU workers, for a
- * product of precision prec (C's precision is what counts): codelets/add_codelets.c. NULL for
- * an unknown letter. */
+/* C = beta * C + a scratch tile T of the same shape, on a CPU worker, for a product of
+ * precision prec (C's precision is what counts): codelets/add_codelets.c. NULL for an unknown
+ * letter. */
 struct starpu_codelet *sg_add_codelet(char prec);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
+#include <starpu_mpi.h>
 #include <starpu_gemm.h>
 #include <starpu_config.h>
 #include "common/node_conf.h"
@@ -50,23 +51,28 @@ static int gpus_used(void)
  * the host link's copies need. */
 #define SG_ADD_HELPERS 7
 
-/* This process's cores (OS numbers) in the order StarPU's threads are bound to them, when
- * bind_cores chose the binding, and the ones left to helpers. */
+/* This process's share of cores when bind_cores chose StarPU's binding: one PU each, as
+ * StarPU numbers them (logical) and as the kernel does (OS). Empty otherwise. */
+static unsigned share_pu[CPU_SETSIZE];
 static int share_os[CPU_SETSIZE], share_count;
-static int helper_os[CPU_SETSIZE], helper_count;
 
-int sg_helper_cpus(const int **cpus)
+/* Whether StarPU bound one of its threads to PU pu: a worker (StarPU decides which core each
+ * kind takes: CUDA workers first, on their GPU's NUMA node where it can) or StarPU-MPI's. */
+static int starpu_thread_on(unsigned pu)
 {
-	*cpus = helper_os;
-	return helper_count;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		if (starpu_worker_get_bindid((int)w) == (int)pu)
+			return 1;
+	return starpu_mpi_get_thread_cpuid() == (int)pu;
 }
 
-/* The cores after the first used ones of the share, at most SG_ADD_HELPERS. */
-static void keep_helpers(int used)
+int sg_helper_cpus(int *cpus, int max)
 {
-	helper_count = 0;
-	for (int c = used; c < share_count && helper_count < SG_ADD_HELPERS; c++)
-		helper_os[helper_count++] = share_os[c];
+	int n = 0;
+	for (int c = 0; c < share_count && n < max && n < SG_ADD_HELPERS; c++)
+		if (!starpu_thread_on(share_pu[c]))
+			cpus[n++] = share_os[c];
+	return n;
 }
 
 /* The first integer among the variables named, or fallback. */
@@ -218,8 +224,10 @@ static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
 		conf->workers_bindid[w] = pu[first + w % count];
 	share_count = count;
-	for (int c = 0; c < count; c++)
+	for (int c = 0; c < count; c++) {
+		share_pu[c] = pu[first + c];
 		share_os[c] = (int)os[first + c];
+	}
 	/* The calling thread too, and the threads it starts later (the library's submission
 	 * thread, the driver's own): left floating over the whole node, they took the other
 	 * ranks' cores (2 ranks on 2 cores under --bind-to none, N=4096: 28 GFLOP/s against 55
@@ -254,6 +262,7 @@ static int job_ranks(MPI_Comm comm)
 int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 {
 	int gpus = gpus_used(), gpu = gpus > 0;
+	share_count = 0; /* a share of an earlier start of StarPU is not this one's */
 	if (!env_set("STARPU_SCHED"))
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
 #ifdef STARPU_SIMGRID
@@ -266,21 +275,14 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 #endif
 	if (cores == 0)
 		return 0;
-	if (gpu) {
-		/* One CPU worker where a core is left once each GPU's worker thread and StarPU-MPI's
-		 * have one (or the workers the user asked for); the helpers on the cores after them
-		 * all, StarPU binding its CPU workers first, then the CUDA ones, then StarPU-MPI's. */
-		static const char *const ncpu_var[] = { "STARPU_NCPU", NULL };
-		static const char *const per_cuda_var[] = { "STARPU_NWORKER_PER_CUDA", NULL };
-		int bound = gpus * env_int(per_cuda_var, 1) + (mpi ? 1 : 0);
-		int ncpus = env_int(ncpu_var, cores > bound ? 1 : 0);
-		if (!env_set("STARPU_NCPU"))
-			conf->ncpus = ncpus;
-		keep_helpers(ncpus + bound);
-		return 0;
-	}
 	if (env_set("STARPU_NCPU"))
 		return 0;
+	if (gpu) {
+		/* One CPU worker where a core is left once each GPU's thread and StarPU-MPI's have
+		 * one; the helpers take the cores no StarPU thread is bound to (sg_helper_cpus). */
+		conf->ncpus = cores > gpus + (mpi ? 1 : 0) ? 1 : 0;
+		return 0;
+	}
 	/* STARPU_RESERVE_NCPU, when set, StarPU still takes off what we set. */
 	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 && !env_set("STARPU_RESERVE_NCPU") &&
 	              !env_set("STARPU_MPI_THREAD_CPUID") && !env_set("STARPU_MPI_THREAD_COREID");

@@ -3,9 +3,9 @@
 #ifndef SG_NODE_CONF_H
 #define SG_NODE_CONF_H
 
-/* The cores (OS numbers) of this process that no StarPU thread is bound to, for the helper
- * threads of C's adds at home (codelets/add_codelets.c); sets *cpus and returns how many (0
- * where the defaults did not bind StarPU's threads, or left no core). */
-int sg_helper_cpus(const int **cpus);
+/* While StarPU runs: up to max cores (OS numbers) of this process's share that no StarPU
+ * thread is bound to, for the helper threads of C's adds at home (codelets/add_codelets.c),
+ * into cpus; returns how many (0 where the defaults did not choose StarPU's binding). */
+int sg_helper_cpus(int *cpus, int max);
 
 #endif

@@ -23,7 +23,7 @@ static void *team_member(void *team)
 	return NULL;
 }
 
-/* Starts helpers threads (each bound to cpus[h] when cpus is given), works with them, joins
+/* Starts `helpers` threads (each bound to cpus[h] when cpus is given), works with them, joins
  * them. Threads that cannot start leave their share to the others. */
 static void run_team(struct team *t, int helpers, const int *cpus)
 {

@@ -8,7 +8,7 @@ struct sg_c_home {
 	int Mt, Nt;
 	MPI_Comm comm;
 	int rank;
-	starpu_data_handle_t *scratch; /* Mt x Nt, column-major; NULL outside a tile's updates */
+	starpu_data_handle_t *scratch; /* Mt x Nt, column-major; NULL before a tile's first update */
 };
 
 struct sg_c_home *sg_c_home_create(int Mt, int Nt, MPI_Comm comm, int rank)
@@ -32,10 +32,15 @@ void sg_c_home_destroy(struct sg_c_home *h)
 {
 	if (!h)
 		return;
-	/* Every tile's last update drops its scratch tile; one left means a product cut short. */
+	/* After the product (starpu_gemm_wait): no task or request uses a scratch tile any more,
+	 * whose memory its add already gave back. Unregistered here, not right after the add:
+	 * starpu_data_unregister_submit frees the handle from whichever thread releases it last,
+	 * and in StarPU 1.4.10 a thread finishing a request on it could still take its mutex
+	 * (ASan build, 2 ranks: "starpu_pthread_mutex_lock: Invalid argument" in
+	 * __starpu_data_check_not_busy). */
 	for (size_t t = 0; t < (size_t)h->Mt * h->Nt; t++)
 		if (h->scratch[t])
-			starpu_data_unregister_submit(h->scratch[t]);
+			starpu_data_unregister_no_coherency(h->scratch[t]);
 	free(h->scratch);
 	free(h);
 }
@@ -59,10 +64,11 @@ starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m,
 int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
                   const void *beta, size_t beta_size, int prio)
 {
-	starpu_data_handle_t *T = &h->scratch[(size_t)j * h->Mt + i];
-	int ret = starpu_task_insert(sg_add_codelet(prec), STARPU_RW, c_handle, STARPU_R, *T,
+	starpu_data_handle_t T = h->scratch[(size_t)j * h->Mt + i];
+	int ret = starpu_task_insert(sg_add_codelet(prec), STARPU_RW, c_handle, STARPU_R, T,
 	                             STARPU_VALUE, beta, beta_size, STARPU_PRIORITY, prio, 0);
-	starpu_data_unregister_submit(*T);
-	*T = NULL;
+	/* Its copies' memory goes back once the add has read it; the handle stays until
+	 * sg_c_home_destroy. */
+	starpu_data_invalidate_submit(T);
 	return ret < 0 ? ret : 0;
 }

@@ -25,7 +25,7 @@ void sg_c_home_destroy(struct sg_c_home *h);
 starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m, int n,
                                        size_t elemsize, int first);
 /* After the last update of C(i,j) is submitted: C = beta * C + T on a CPU worker (C's handle
- * is c_handle), then T is dropped. beta is of C's type (beta_size bytes). Returns 0 or the
+ * is c_handle), then T's copies are dropped (its handle goes with sg_c_home_destroy). beta is of C's type (beta_size bytes). Returns 0 or the
  * negative error of starpu_task_insert. */
 int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
                   const void *beta, size_t beta_size, int prio);

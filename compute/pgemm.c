@@ -317,7 +317,10 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	                             C->nranks > 1 ? sample_remote_tiles : NULL, g);
 	g->job.run = walk;
 	g->job.arg = g;
-	if (!g->window || (g->plan.c_home && !g->home) || sg_submitter_post(&g->job)) {
+	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
+	int failed = !g->window || (g->plan.c_home && !g->home), any_failed;
+	sg_allreduce(&failed, &any_failed, 1, sizeof(failed), MPI_INT, MPI_MAX, g->pb.comm);
+	if (any_failed || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
 		free(g->asked_a);

@@ -541,11 +541,12 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
 	                   starpu_cpu_worker_get_count() * SG_WORKER_HOST_BYTES +
 	                   (remote_in_flight > 0 ? SG_MPI_HOST_BYTES : 0);
-	/* C at home: a scratch tile's handle for each C tile of the blocks in flight, and T's
-	 * copy in host memory for the tile being added and the next one, prefetched (an add takes
-	 * a millisecond or so and keeps up with the GPUs). */
+	/* C at home: a scratch tile's handle for each of the rank's C tiles (unregistered after
+	 * the product), and a host copy of every scratch tile of the blocks in flight: on CPU
+	 * workers they live there, and beside GPUs dmdas fetches one for each add it queues. */
 	if (plan->c_home)
-		plan->host_bytes += c_blocks * b * c * SG_HANDLE_HOST_BYTES + 2 * tile_bytes * c_weight;
+		plan->host_bytes += (double)Mtl * Ntl * SG_HANDLE_HOST_BYTES +
+		                    c_blocks * b * c * tile_bytes * c_weight;
 	double Ktd = pb.Kt;
 	if (plan->throttled)
 		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
@@ -557,9 +558,12 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */
 		double ab_mean = (a_bytes + b_bytes) / 2;
-		double c_read = opts.beta_zero ? 0 : plan->c_home
-		                ? (double)sg_walk_last_shell_tiles(plan) / (pb.P * pb.Q)
-		                : (double)pb.Mt / pb.P * ((double)pb.Nt / pb.Q);
+		/* C tiles loaded: all of the rank's, none with beta = 0, the last shell's at home. */
+		double c_read = (double)pb.Mt / pb.P * ((double)pb.Nt / pb.Q);
+		if (opts.beta_zero)
+			c_read = 0;
+		else if (plan->c_home)
+			c_read = (double)sg_walk_last_shell_tiles(plan) / (pb.P * pb.Q);
 		plan->host_to_gpu_bytes = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean,
 		                                                  c_read, plan->regime) * G * ab_mean : 0;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;

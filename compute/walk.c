@@ -4,9 +4,18 @@
 
 void sg_walk_start(struct sg_walk *w, const struct starpu_gemm_plan *plan)
 {
-	*w = (struct sg_walk){ .plan = plan, .rows = plan->b * plan->P,
-	                       .cols = plan->c * plan->Q, .x = -1, .y = 0, .z = plan->Z - 1,
+	*w = (struct sg_walk){ .plan = plan, .x = -1, .y = 0, .z = plan->Z - 1,
 	                       .chunk = -1, .seq = -1 };
+}
+
+/* Block (x,y) of C: its rows [i0, i1) and columns [j0, j1) of tiles. */
+static void block_extent(const struct starpu_gemm_plan *pl, int x, int y, int *i0, int *i1,
+                         int *j0, int *j1)
+{
+	*i0 = x * pl->b * pl->P;
+	*i1 = sg_min(*i0 + pl->b * pl->P, pl->Mt);
+	*j0 = y * pl->c * pl->Q;
+	*j1 = sg_min(*j0 + pl->c * pl->Q, pl->Nt);
 }
 
 int sg_walk_next_chunk(struct sg_walk *w)
@@ -20,10 +29,7 @@ int sg_walk_next_chunk(struct sg_walk *w)
 				return 0;
 		}
 	}
-	w->i0 = w->x * w->rows;
-	w->i1 = sg_min(w->i0 + w->rows, pl->Mt);
-	w->j0 = w->y * w->cols;
-	w->j1 = sg_min(w->j0 + w->cols, pl->Nt);
+	block_extent(pl, w->x, w->y, &w->i0, &w->i1, &w->j0, &w->j1);
 	w->k0 = w->z * pl->d;
 	w->k1 = sg_min(w->k0 + pl->d, pl->Kt);
 	w->chunk++;
@@ -91,13 +97,13 @@ int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k)
 	return 1;
 }
 
-/* The last block's extent in tiles, and its last shell's index. */
+/* The last block's first tile and extent in tiles, and its last shell's index. */
 static int last_block(const struct starpu_gemm_plan *pl, int *i0, int *j0, int *rows, int *cols)
 {
-	*i0 = (pl->X - 1) * pl->b * pl->P;
-	*j0 = (pl->Y - 1) * pl->c * pl->Q;
-	*rows = sg_min(*i0 + pl->b * pl->P, pl->Mt) - *i0;
-	*cols = sg_min(*j0 + pl->c * pl->Q, pl->Nt) - *j0;
+	int i1, j1;
+	block_extent(pl, pl->X - 1, pl->Y - 1, i0, &i1, j0, &j1);
+	*rows = i1 - *i0;
+	*cols = j1 - *j0;
 	return sg_max(*rows, *cols) - 1;
 }
 

@@ -16,7 +16,6 @@
 
 struct sg_walk {
 	const struct starpu_gemm_plan *plan;
-	int rows, cols;              /* tiles a block spans: b*P x c*Q */
 	int x, y, z;                 /* the current chunk (after sg_walk_next_chunk) */
 	int i0, i1, j0, j1, k0, k1;  /* its C rows and columns, its k steps */
 	int64_t chunk;               /* chunks begun so far, minus one */

@@ -232,13 +232,12 @@ struct starpu_gemm_opts {
 	int beta_zero;     /* plans from sizes only: 1 when the product's beta will be 0, whose
 	                    * C tiles are written, not loaded to the GPUs (the products set it
 	                    * themselves from their beta) */
-	int c_home;        /* 1: keep C in host memory where beta != 0 and the rank has a CPU
-	                    * worker: C tiles do not cross to the GPUs (but the last shell's,
-	                    * compute/c_home.h), which compute alpha*op(A)*op(B) into scratch
-	                    * tiles that the CPU worker adds to beta*C; saves a third of a
-	                    * DGEMM's host->GPU bytes (half of a BF16 one's). 0 (default): C is
-	                    * loaded onto the GPUs and updated there. With GPUs, they run every
-	                    * GEMM task either way. */
+	int c_home;        /* 1: keep C in host memory where beta != 0 and every rank has a CPU
+	                    * worker: C tiles do not cross to the GPUs (but the last shell's),
+	                    * which compute alpha*op(A)*op(B) into scratch tiles that the CPU
+	                    * worker adds to beta*C; saves a third of a DGEMM's host->GPU bytes
+	                    * (half of a BF16 one's). 0 (default): C is loaded onto the GPUs and
+	                    * updated there. With GPUs, they run every GEMM task either way. */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -261,9 +260,6 @@ struct starpu_gemm_plan {
 	int tile;
 	char regime[4];          /* Equation 1 case: "a", "b", "c1" or "c2" */
 	int throttled;           /* 0 when opts.no_throttle */
-	int c_home;              /* 1: C stays in host memory (opts.c_home): no C tile is loaded
-	                          * to a GPU, a CPU worker adds the GPUs' alpha*op(A)*op(B) to
-	                          * beta*C */
 	double tiles_per_gpu;    /* predicted peak tiles resident on one GPU */
 	double remote_tiles_per_rank; /* bound on remote A/B tiles one rank holds at once */
 	double host_to_gpu_bytes;     /* predicted per rank: A, B and C tiles loaded to GPUs */
@@ -279,6 +275,9 @@ struct starpu_gemm_plan {
 	double flops;                 /* of the whole product. Its roofline on one GPU per rank:
 	                               * max(flops / (P Q device rate), host_to_gpu_bytes / link
 	                               * rate host->GPU, gpu_to_host_bytes / link rate GPU->host) */
+	int c_home;                   /* 1: C stays in host memory (opts.c_home): only the last
+	                               * shell's C tiles are loaded to a GPU, a CPU worker adds the
+	                               * GPUs' alpha*op(A)*op(B) to beta*C */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the

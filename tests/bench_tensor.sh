@@ -36,10 +36,11 @@ expect "h2d 50.00 GB/s, d2h 50.00 GB/s" "the link rates"
 [ -s "$work/tensor-report-sample.dat" ] || { echo "FAIL no plot data"; failures=$((failures + 1)); }
 
 dry=$(DRY_RUN=1 BUILD=$top_builddir STARPU_NCUDA=1 "$top_srcdir/bench/tensor.sh")
-if [ "$(wc -l <<< "$dry")" = 15 ] && grep -q '^link: .*cublas_peak --link' <<< "$dry" &&
+if [ "$(wc -l <<< "$dry")" = 17 ] && grep -q '^link: .*cublas_peak --link' <<< "$dry" &&
    grep -q '^ceiling-t: .*cublas_peak --prec t -n 49152' <<< "$dry" &&
    grep -q '^bf16-nothrottle: env STARPU_LIMIT_CUDA_MEM=16384 .*-x STARPU_NCUDA .*--prec b --no-throttle$' <<< "$dry" &&
-   grep -q '^tf32: .*-M 49152 .*--prec s --math tf32$' <<< "$dry"; then
+   grep -q '^tf32: .*-M 49152 .*--prec s --math tf32$' <<< "$dry" &&
+   grep -q '^bf16-limit-home: env STARPU_LIMIT_CUDA_MEM=16384 .*--prec b --c-home$' <<< "$dry"; then
   echo "PASS bench/tensor.sh's cases (DRY_RUN): $(cut -d: -f1 <<< "$dry" | uniq | xargs)"
 else
   echo "FAIL bench/tensor.sh's cases"; printf '%s\n' "$dry"; failures=$((failures + 1))

@@ -10,7 +10,8 @@ prog="$top_builddir/tests/test_pgemm"
 "$run" 3 "$prog" 3 1 8
 "$run" 3 "$prog" 1 3 8
 "$run" 4 "$prog" 2 2 12 forced
-# C kept in host memory: scratch tiles, one CPU worker adding them (2 with helpers' room)
+# C kept in host memory: scratch tiles, one CPU worker adding them (with a helper thread on
+# the core left free where STARPU_NCPU=1 on a 2-core machine)
 "$run" 1 "$prog" 1 1 8 home
 STARPU_NCPU=2 "$run" 2 "$prog" 1 2 8 home
 "$run" 3 "$prog" 3 1 6 home
