@@ -46,10 +46,10 @@ void sg_c_home_destroy(struct sg_c_home *h)
 }
 
 starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m, int n,
-                                       size_t elemsize, int first)
+                                       size_t elemsize)
 {
 	starpu_data_handle_t *T = &h->scratch[(size_t)j * h->Mt + i];
-	if (first && !*T) {
+	if (!*T) {
 		/* Home node -1: StarPU allocates it where a task first writes it, a GPU. */
 		starpu_matrix_data_register(T, -1, 0, (uint32_t)m, (uint32_t)m, (uint32_t)n, elemsize);
 		/* StarPU-MPI decides where a task runs from the rank of the data it writes: this

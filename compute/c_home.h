@@ -3,10 +3,10 @@
  * The GPUs accumulate alpha*op(A)*op(B) of a C tile in a scratch tile T that lives on the GPU
  * only: its first update writes it (no copy up), the others add to it. After the tile's last
  * update, a CPU worker computes C = beta*C + T (T crosses down where C would have, with helper
- * threads: codelets/add_codelets.c), and T is dropped. The link then carries A and B up and
- * C's results down, nothing else: on one H200, n = 8192
- * DGEMM took 26.0 ms with beta = 0, where no C crosses, against 35.1 ms with beta = 1
- * (bench/notes-gpu.md). Only the rank that owns a C tile has its scratch tile. */
+ * threads: codelets/add_codelets.c), and T's copies are dropped. The link then carries A and B
+ * up and C's results down, nothing else: on one H200, n = 8192 DGEMM took 26.0 ms with
+ * beta = 0, where no C crosses, against 35.1 ms with beta = 1 (bench/notes-gpu.md). Only the
+ * rank that owns a C tile has its scratch tile. */
 #ifndef SG_C_HOME_H
 #define SG_C_HOME_H
 
@@ -21,12 +21,12 @@ struct sg_c_home;
 struct sg_c_home *sg_c_home_create(int Mt, int Nt, MPI_Comm comm, int rank);
 void sg_c_home_destroy(struct sg_c_home *h);
 /* The scratch tile of C(i,j), m x n elements of elemsize bytes: registered by the tile's first
- * update (first = 1), the same handle for its later ones. */
+ * update, the same handle for its later ones. */
 starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m, int n,
-                                       size_t elemsize, int first);
+                                       size_t elemsize);
 /* After the last update of C(i,j) is submitted: C = beta * C + T on a CPU worker (C's handle
- * is c_handle), then T's copies are dropped (its handle goes with sg_c_home_destroy). beta is of C's type (beta_size bytes). Returns 0 or the
- * negative error of starpu_task_insert. */
+ * is c_handle), then T's copies are dropped (its handle goes with sg_c_home_destroy). beta is
+ * of C's type (beta_size bytes). Returns 0 or the negative error of starpu_task_insert. */
 int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
                   const void *beta, size_t beta_size, int prio);
 

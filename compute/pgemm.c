@@ -129,8 +129,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int overwrite = k == 0 && (g->beta_zero || home);
 	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
-	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size, k == 0)
-	                                   : c_tile;
+	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
 	int prio = walk_priority(g, seq);
 	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
 #define GEMM_TASK_ARGS overwrite ? sg_gemm_overwrite_codelet(g->pb.prec)                      \

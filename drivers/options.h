@@ -43,7 +43,7 @@ struct sg_driver_options {
 	int b, c, d;               /* 0: automatic */
 	int lookahead;             /* -1: automatic */
 	int no_throttle, static_gpu;
-	int c_home;             /* starpu_gemm_opts.c_home */
+	int c_home;                /* starpu_gemm_opts.c_home */
 	int niter, warmup;
 	int check;
 	int64_t check_samples;     /* -1: automatic; 0: full; > 0: that many entries per rank */
