@@ -9,6 +9,9 @@
 #   limit-G1, limit-nothrottle-G1   1 GPU capped at LIMIT_MB (STARPU_LIMIT_CUDA_MEM), LIMIT_N
 #   ranks-<R>      R ranks x 1 GPU each (scripts/gpu-per-rank.sh) at MR_N, when R > 1
 #   shared-2r      2 ranks sharing GPU 0 at SHARED_N
+#   shared-mps     the same launched as the driver's note advises: under a CUDA MPS daemon
+#                  of its own (private pipe folder, stopped after the case) and Open MPI's
+#                  CMA transfers between the ranks
 #   xt-G<g>-b<B>   cuBLASXt on pinned host matrices, each n
 #   bench/gpu.sh --quick    N_LIST=8192 16384, NITER=2, WARMUP=0, no limit/ranks cases
 # CASES="auto nothrottle ..." picks case kinds (default: all). The table and the targets
@@ -31,7 +34,7 @@ gpus=${FAKE_GPUS:-$gpus}
 [ "$gpus" -gt 0 ] || { echo "bench/gpu.sh: no GPU (nvidia-smi lists none)" >&2; exit 2; }
 N_LIST=${N_LIST:-8192 16384 32768}
 G_LIST=${G_LIST:-$(echo 1 "$gpus" | tr ' ' '\n' | sort -nu | xargs)}
-CASES=${CASES:-cublas-peak h2d auto home nothrottle limit ranks shared xt}
+CASES=${CASES:-cublas-peak h2d auto home nothrottle limit ranks shared shared-mps xt}
 [ "$quick" = 1 ] && CASES=${CASES/limit/} CASES=${CASES/ranks/}
 MR_RANKS=${MR_RANKS:-$gpus}
 sizes=${N_LIST// /,}
@@ -71,6 +74,22 @@ if want ranks && [ "$MR_RANKS" -gt 1 ]; then
 fi
 want shared && WRAP=$per_rank kit_case shared-2r starpu 2 SG_GPUS_PER_NODE=1 -- \
   --sizes "${SHARED_N:-32768}"
+# MPS: both ranks' kernels in one GPU context, no time-slicing. A daemon of this case alone
+# (its pipe folder in the kit's work folder): no other job on the node connects to it, and it
+# is stopped before the next case.
+if want shared-mps; then
+  mps=(CUDA_MPS_PIPE_DIRECTORY="$work/mps" CUDA_MPS_LOG_DIRECTORY="$work/mps")
+  daemon() { [ "${DRY_RUN:-0}" = 1 ] || env "${mps[@]}" nvidia-cuda-mps-control "$@"; }
+  if mkdir -p "$work/mps" && daemon -d 2>> "$log"; then
+    trap 'echo quit | daemon; rm -rf "$work"' EXIT  # stopped even if the kit is cut short
+    WRAP=$per_rank kit_case shared-mps starpu 2 SG_GPUS_PER_NODE=1 "${mps[@]}" \
+      OMPI_MCA_btl_vader_single_copy_mechanism=cma -- --sizes "${SHARED_N:-32768}"
+    echo quit | daemon
+    trap 'rm -rf "$work"' EXIT
+  else
+    echo "shared-mps: no CUDA MPS daemon could start (nvidia-cuda-mps-control -d)" | tee -a "$log"
+  fi
+fi
 if want xt; then
   for g in $G_LIST; do for b in ${XT_BLOCKS:-4096}; do for n in $N_LIST; do
     kit_case "xt-G$g-b$b" "$build/bench/cublasxt_dgemm" -n "$n" --gpus "$g" --block "$b" "${runs[@]}"

@@ -125,7 +125,9 @@ class Results:
         if peak is None:
             return None
         flops = 2 * float(first["M"]) * float(first["N"]) * float(first["K"])
-        parts = {"flops": flops, "compute": flops / (peak * 1e9 * number(first["ncuda"]))}
+        # The job's GPUs (the driver's gpu column): ranks sharing one count it once.
+        gpus = number(first.get("gpu")) or number(first["ncuda"])
+        parts = {"flops": flops, "compute": flops / (peak * 1e9 * gpus)}
         for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes")):
             moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
             rate = self.links[way]

@@ -8,7 +8,8 @@
  *   *_bytes     measured traffic, then the plan's predictions (drivers/report.h)
  *   nb, block   ScaLAPACK's block size, cuBLASXt's      memory   pinned or pageable
  *   threads     BLAS or copying threads                gbs      GB/s of a copy (h2d, pin)
- *   gpu         the device's name               math     the driver's --math (default, tf32)
+ *   gpu         the device's name (the driver: how many GPUs the job drives, each once)
+ *   math        the driver's --math (default, tf32)
  * Header only, no symbols: the peers link nothing of the library. */
 #ifndef SG_RESULTS_CSV_H
 #define SG_RESULTS_CSV_H

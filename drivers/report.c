@@ -40,6 +40,22 @@ static int share_a_gpu(const char *mine, const char *other)
 	return 0;
 }
 
+/* The job's GPUs, each counted once however many ranks drive it (UUIDs gathered from every
+ * rank); memory nodes summed over the ranks where no UUID is known (simulation). */
+static int distinct_gpus(const char *names, int nranks, int memory_nodes)
+{
+	int n = 0;
+	for (int r = 0; r < nranks; r++)
+		for (const char *u = names + SG_GPU_TEXT * r; *u == ' '; u += SG_GPU_UUID_TEXT) {
+			int before = 0;
+			for (int s = 0; s < r && !before; s++)
+				for (const char *v = names + SG_GPU_TEXT * s; *v == ' '; v += SG_GPU_UUID_TEXT)
+					before |= memcmp(u, v, SG_GPU_UUID_TEXT) == 0;
+			n += !before;
+		}
+	return n ? n : memory_nodes;
+}
+
 /* Ranks that share a GPU: said once, with what it costs and what helps, measured on one H100
  * (bench/notes-gpu.md): two CUDA contexts time-slice the GPU (two processes looping DGEMMs of
  * 4096 get 0.89 of one together) and, at n = 32768, the tiles of the operand a rank does not
@@ -104,6 +120,8 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		rep->ncuda += all[3 * r + 1];
 		rep->ngpus += all[3 * r + 2];
 	}
+	if (all_gpus)
+		rep->ngpus = distinct_gpus(all_gpus, rep->nranks, rep->ngpus);
 	if (rep->rank == 0 && !opts->csv) {
 		const char *env = getenv("STARPU_SCHED");
 		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",
@@ -201,9 +219,10 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf("-1");
 		for (int b = 0; b < SG_REPORT_BYTES; b++)
 			printf(",%.0f", bytes[b]);
-		/* nb, block, memory, threads, gbs, gpu: the peers' columns; then math */
-		printf(",%s,%s,%.6f,,,,,,,%s\n", pl->regime[0] ? pl->regime : "-",
-		       sg_options_layout_name(o->layout), pin_seconds,
+		/* nb, block, memory, threads, gbs: the peers' columns; gpu: the job's GPUs (a
+		 * number: bench/report.py's rooflines count each GPU once); then math */
+		printf(",%s,%s,%.6f,,,,,,%d,%s\n", pl->regime[0] ? pl->regime : "-",
+		       sg_options_layout_name(o->layout), pin_seconds, rep->ngpus,
 		       o->math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);

@@ -18,7 +18,8 @@
 struct sg_report {
 	const struct sg_driver_options *opts;
 	int rank, nranks;
-	int ncpu, ncuda, ngpus;              /* totals over all ranks, on rank 0 */
+	int ncpu, ncuda, ngpus;              /* totals over all ranks, on rank 0 (a GPU that
+	                                      * several ranks drive counts once) */
 	char sched[64];                      /* the policy StarPU runs */
 	const struct starpu_gemm_plan *plan; /* what every rank will run */
 };

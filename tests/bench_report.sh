@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/report.py, the one reporter of bench/, on a committed sample of the results' CSV
-# (tests/bench_report_sample.csv: CPU cases, a GPU case with its peak and link, a case that
-# timed out): the table and the targets' verdicts must be tests/bench_report.expected, the
-# plot's data one line per size. Then the runners list their cases without running them
-# (DRY_RUN=1), which checks that each still parses and builds its commands.
+# (tests/bench_report_sample.csv: CPU cases, a GPU case with its peak and link, 2 ranks sharing
+# its GPU, counted once in their roofline, a case that timed out): the table and the targets'
+# verdicts must be tests/bench_report.expected, the plot's data one line per size. Then the
+# runners list their cases without running them (DRY_RUN=1), which checks that each still
+# parses and builds its commands.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -35,6 +36,7 @@ gpu=$(DRY_RUN=1 BUILD=$top_builddir FAKE_GPUS=2 "$top_srcdir/bench/gpu.sh")
 arrays=$(DRY_RUN=1 BUILD=$top_builddir "$top_srcdir/bench/arrays.sh")
 if [ "$(wc -l <<< "$cpu")" = 7 ] && grep -q '^starpu-2r-none: .*--bind-to none .*--sizes 2048,4096' <<< "$cpu" &&
    grep -q '^shared-2r: .*gpu-per-rank.sh .*--sizes 32768' <<< "$gpu" &&
+   grep -q '^shared-mps: .*CUDA_MPS_PIPE_DIRECTORY=.*cma .*gpu-per-rank.sh' <<< "$gpu" &&
    grep -q '^preload: .*LD_PRELOAD=' <<< "$arrays"; then
   echo "PASS runners' cases (DRY_RUN): cpu $(wc -l <<< "$cpu"), gpu $(wc -l <<< "$gpu"), arrays $(wc -l <<< "$arrays")"
 else
