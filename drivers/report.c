@@ -30,17 +30,25 @@ static void gpu_names(char text[SG_GPU_TEXT])
 #endif
 }
 
+/* Whether the UUID at uuid is one of a rank's gpu_names. */
+static int names_uuid(const char *names, const char *uuid)
+{
+	for (const char *v = names; *v == ' '; v += SG_GPU_UUID_TEXT)
+		if (memcmp(uuid, v, SG_GPU_UUID_TEXT) == 0)
+			return 1;
+	return 0;
+}
+
 /* Whether two ranks' gpu_names have a UUID in common. */
 static int share_a_gpu(const char *mine, const char *other)
 {
 	for (const char *u = mine; *u == ' '; u += SG_GPU_UUID_TEXT)
-		for (const char *v = other; *v == ' '; v += SG_GPU_UUID_TEXT)
-			if (memcmp(u, v, SG_GPU_UUID_TEXT) == 0)
-				return 1;
+		if (names_uuid(other, u))
+			return 1;
 	return 0;
 }
 
-/* The job's GPUs, each counted once however many ranks drive it (UUIDs gathered from every
+/* The job's GPUs, each counted once however many ranks drive it (the gpu_names of every
  * rank); memory nodes summed over the ranks where no UUID is known (simulation). */
 static int distinct_gpus(const char *names, int nranks, int memory_nodes)
 {
@@ -49,8 +57,7 @@ static int distinct_gpus(const char *names, int nranks, int memory_nodes)
 		for (const char *u = names + SG_GPU_TEXT * r; *u == ' '; u += SG_GPU_UUID_TEXT) {
 			int before = 0;
 			for (int s = 0; s < r && !before; s++)
-				for (const char *v = names + SG_GPU_TEXT * s; *v == ' '; v += SG_GPU_UUID_TEXT)
-					before |= memcmp(u, v, SG_GPU_UUID_TEXT) == 0;
+				before = names_uuid(names + SG_GPU_TEXT * s, u);
 			n += !before;
 		}
 	return n ? n : memory_nodes;

@@ -4,7 +4,8 @@
 # from the bundle (top_srcdir=B/starpu-gemm top_builddir=B/starpu-gemm/build tests/gpu.sh).
 #  1 codelets on cuBLAS: every precision x (transA, transB) x ragged shapes, GPU only
 #  2 the same under compute-sanitizer memcheck (when it is installed; GPU_SANITIZER=0 skips)
-#  3 distributed GEMM: 1 rank on every GPU, then one rank per GPU (grids 1xG and Gx1)
+#  3 distributed GEMM: 1 rank on every GPU, then one rank per GPU (grids 1xG and Gx1); the
+#    driver's CSV counts a GPU that several ranks drive once
 #  4 GPU memory pressure: STARPU_LIMIT_CUDA_MEM=512 (MiB), tile 1024, several precisions
 #  5 the one call on host arrays (starpu_gemm_gemm) on the GPU, with and without pinning the
 #    caller's pageable arrays, and the driver's lapack layouts;
@@ -83,6 +84,17 @@ STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid 1x$ranks" \
   "$run" "$ranks" "$per_rank" "$bin/test_pgemm" 1 "$ranks" 6
 STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid ${ranks}x1, forced plans" \
   "$run" "$ranks" "$per_rank" "$bin/test_pgemm" "$ranks" 1 6 forced
+# The driver's CSV names how many GPUs the job drives, a GPU that several ranks drive once
+# (bench/report.py divides the rooflines by it).
+csv_counts_gpus() {
+  local got
+  got=$("$run" "$ranks" "$per_rank" "$driver" -M 512 -N 512 -K 512 -t 256 --niter 1 \
+        --warmup 0 --csv | awk -F, '/^system,/ { for (i = 1; i <= NF; i++) if ($i == "gpu") c = i; next }
+        c && $1 == "starpu_gemm" { print $c; exit }')
+  echo "gpu column: '$got'"
+  [ "$got" = "$gpus" ]
+}
+STARPU_NCPU=0 step "driver CSV: $ranks rank(s) on $gpus GPU(s) count $gpus" csv_counts_gpus
 STARPU_NCUDA=$gpus STARPU_NCPU=0 step "pgemm random cases, 1 rank x $gpus GPU(s)" \
   "$run" 1 "$bin/test_pgemm" random 20
 # C kept in host memory: GEMMs on the GPUs into scratch tiles, one CPU worker adds beta C
