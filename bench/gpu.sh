@@ -75,21 +75,37 @@ fi
 want shared && WRAP=$per_rank kit_case shared-2r starpu 2 SG_GPUS_PER_NODE=1 -- \
   --sizes "${SHARED_N:-32768}"
 # MPS: both ranks' kernels in one GPU context, no time-slicing. A daemon of this case alone
-# (its pipe folder in the kit's work folder): no other job on the node connects to it, and it
-# is stopped before the next case.
-if want shared-mps; then
-  mps=(CUDA_MPS_PIPE_DIRECTORY="$work/mps" CUDA_MPS_LOG_DIRECTORY="$work/mps")
-  daemon() { [ "${DRY_RUN:-0}" = 1 ] || env "${mps[@]}" nvidia-cuda-mps-control "$@"; }
-  if mkdir -p "$work/mps" && daemon -d 2>> "$log"; then
-    trap 'echo quit | daemon; rm -rf "$work"' EXIT  # stopped even if the kit is cut short
+# (its pipe folder in the kit's work folder): no other job on the node connects to it. It is
+# stopped after the case, or when the kit exits early; its logs go into the kit's log.
+mps_case() {
+  local dir=$work/mps lib_trap
+  mps=(CUDA_MPS_PIPE_DIRECTORY="$dir" CUDA_MPS_LOG_DIRECTORY="$dir")
+  shared_mps() {
     WRAP=$per_rank kit_case shared-mps starpu 2 SG_GPUS_PER_NODE=1 "${mps[@]}" \
       OMPI_MCA_btl_vader_single_copy_mechanism=cma -- --sizes "${SHARED_N:-32768}"
-    echo quit | daemon
-    trap 'rm -rf "$work"' EXIT
-  else
-    echo "shared-mps: no CUDA MPS daemon could start (nvidia-cuda-mps-control -d)" | tee -a "$log"
+  }
+  [ "${DRY_RUN:-0}" = 1 ] && { shared_mps; return; }
+  if ! mkdir -p "$dir" || ! env "${mps[@]}" nvidia-cuda-mps-control -d >> "$log" 2>&1; then
+    kit_case shared-mps sh -c 'echo "no CUDA MPS daemon could start" >&2; exit 2'
+    return
   fi
-fi
+  mps_stop() {
+    echo quit | env "${mps[@]}" nvidia-cuda-mps-control
+    local pid i; pid=$(cat "$dir/nvidia-cuda-mps-control.pid" 2> /dev/null)
+    for i in 1 2 3 4 5 6 7 8 9 10; do  # quit returns before the daemon has gone
+      if [ -z "$pid" ] || ! kill -0 "$pid" 2> /dev/null; then break; fi
+      sleep 1
+    done
+    [ -n "$pid" ] && kill "$pid" 2> /dev/null
+    cat "$dir"/*.log >> "$log" 2> /dev/null
+  }
+  lib_trap=$(trap -p EXIT)
+  trap 'mps_stop; rm -rf "$work"' EXIT
+  shared_mps
+  mps_stop
+  eval "$lib_trap"
+}
+want shared-mps && mps_case
 if want xt; then
   for g in $G_LIST; do for b in ${XT_BLOCKS:-4096}; do for n in $N_LIST; do
     kit_case "xt-G$g-b$b" "$build/bench/cublasxt_dgemm" -n "$n" --gpus "$g" --block "$b" "${runs[@]}"

@@ -14,6 +14,7 @@ Markdown (for bench/README.md). Python 3 standard library only.
 """
 import argparse
 import csv
+import math
 import os
 import shutil
 import statistics
@@ -125,8 +126,11 @@ class Results:
         if peak is None:
             return None
         flops = 2 * float(first["M"]) * float(first["N"]) * float(first["K"])
-        # The job's GPUs (the driver's gpu column): ranks sharing one count it once.
-        gpus = number(first.get("gpu")) or number(first["ncuda"])
+        # The job's GPUs (the driver's gpu column): ranks sharing one count it once. A peer's
+        # gpu is a device's name, and older CSVs leave it empty: then one per CUDA worker.
+        gpus = number(first.get("gpu"))
+        if gpus is None or not math.isfinite(gpus) or gpus < 1:
+            gpus = number(first["ncuda"])
         parts = {"flops": flops, "compute": flops / (peak * 1e9 * gpus)}
         for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes")):
             moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
@@ -257,6 +261,8 @@ def verdicts(results, targets):
 
 
 def plot(results, stem, title):
+    if not results.sizes:  # every case failed: nothing to draw
+        return "plot: none, no case measured anything"
     scale, name = unit(results)
     base = os.path.basename(stem)
     with open(stem + ".dat", "w") as f:

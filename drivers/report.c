@@ -23,9 +23,11 @@ static void gpu_names(char text[SG_GPU_TEXT])
 		    dev >= STARPU_MAXCUDADEVS || seen[dev]++)
 			continue;
 		const struct cudaDeviceProp *p = starpu_cuda_get_device_properties(w);
+		if (!p) /* no UUID: all zeros would make unknown GPUs one shared GPU */
+			continue;
 		text[len++] = ' ';
 		for (int b = 0; b < 16; b++, len += 2)
-			snprintf(text + len, 3, "%02x", p ? (unsigned char)p->uuid.bytes[b] : 0);
+			snprintf(text + len, 3, "%02x", (unsigned char)p->uuid.bytes[b]);
 	}
 #endif
 }
@@ -49,18 +51,22 @@ static int share_a_gpu(const char *mine, const char *other)
 }
 
 /* The job's GPUs, each counted once however many ranks drive it (the gpu_names of every
- * rank); memory nodes summed over the ranks where no UUID is known (simulation). */
-static int distinct_gpus(const char *names, int nranks, int memory_nodes)
+ * rank); a rank whose GPUs have no UUID (simulation) counts its memory nodes, all[3 r + 2]. */
+static int distinct_gpus(const char *names, const int *all, int nranks)
 {
 	int n = 0;
-	for (int r = 0; r < nranks; r++)
-		for (const char *u = names + SG_GPU_TEXT * r; *u == ' '; u += SG_GPU_UUID_TEXT) {
+	for (int r = 0; r < nranks; r++) {
+		const char *mine = names + SG_GPU_TEXT * r;
+		if (*mine != ' ')
+			n += all[3 * r + 2];
+		for (const char *u = mine; *u == ' '; u += SG_GPU_UUID_TEXT) {
 			int before = 0;
 			for (int s = 0; s < r && !before; s++)
 				before = names_uuid(names + SG_GPU_TEXT * s, u);
 			n += !before;
 		}
-	return n ? n : memory_nodes;
+	}
+	return n;
 }
 
 /* Ranks that share a GPU: said once, with what it costs and what helps, measured on one H100
@@ -125,10 +131,9 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	for (int r = 0; all && r < rep->nranks; r++) {
 		rep->ncpu += all[3 * r];
 		rep->ncuda += all[3 * r + 1];
-		rep->ngpus += all[3 * r + 2];
 	}
-	if (all_gpus)
-		rep->ngpus = distinct_gpus(all_gpus, rep->nranks, rep->ngpus);
+	if (all && all_gpus)
+		rep->ngpus = distinct_gpus(all_gpus, all, rep->nranks);
 	if (rep->rank == 0 && !opts->csv) {
 		const char *env = getenv("STARPU_SCHED");
 		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",

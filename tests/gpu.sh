@@ -85,16 +85,18 @@ STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid 1x$ranks" \
 STARPU_NCPU=0 step "pgemm, $ranks rank(s) x 1 GPU, grid ${ranks}x1, forced plans" \
   "$run" "$ranks" "$per_rank" "$bin/test_pgemm" "$ranks" 1 6 forced
 # The driver's CSV names how many GPUs the job drives, a GPU that several ranks drive once
-# (bench/report.py divides the rooflines by it).
+# (bench/report.py divides the rooflines by it): csv_counts_gpus WANT [VAR=value...].
 csv_counts_gpus() {
-  local got
-  got=$("$run" "$ranks" "$per_rank" "$driver" -M 512 -N 512 -K 512 -t 256 --niter 1 \
-        --warmup 0 --csv | awk -F, '/^system,/ { for (i = 1; i <= NF; i++) if ($i == "gpu") c = i; next }
+  local want=$1 got; shift
+  got=$(env "$@" "$run" "$ranks" "$per_rank" "$driver" -M 512 -N 512 -K 512 -t 256 \
+        --niter 1 --warmup 0 --csv | awk -F, '/^system,/ { for (i = 1; i <= NF; i++) if ($i == "gpu") c = i; next }
         c && $1 == "starpu_gemm" { print $c; exit }')
   echo "gpu column: '$got'"
-  [ "$got" = "$gpus" ]
+  [ "$got" = "$want" ]
 }
-STARPU_NCPU=0 step "driver CSV: $ranks rank(s) on $gpus GPU(s) count $gpus" csv_counts_gpus
+STARPU_NCPU=0 step "driver CSV: $ranks rank(s) on $gpus GPU(s) count $gpus" csv_counts_gpus "$gpus"
+STARPU_NCPU=0 step "driver CSV: $ranks rank(s) sharing GPU 0 count 1" csv_counts_gpus 1 \
+  SG_GPUS_PER_NODE=1
 STARPU_NCUDA=$gpus STARPU_NCPU=0 step "pgemm random cases, 1 rank x $gpus GPU(s)" \
   "$run" 1 "$bin/test_pgemm" random 20
 # C kept in host memory: GEMMs on the GPUs into scratch tiles, one CPU worker adds beta C

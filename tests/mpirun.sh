@@ -20,7 +20,8 @@ mkdir -p "$STARPU_HOME"
 # Forward StarPU's settings; the optional ones only when set (mpirun warns about unset names).
 fwd=(-x STARPU_SILENT -x STARPU_NCUDA -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_HOME)
 for v in STARPU_SCHED STARPU_LIMIT_CUDA_MEM STARPU_LIMIT_CPU_MEM STARPU_CALIBRATE \
-         STARPU_PERF_MODEL_DIR STARPU_HOSTNAME SG_TEST_REQUIRE_GPU SEED LD_LIBRARY_PATH; do
+         STARPU_PERF_MODEL_DIR STARPU_HOSTNAME SG_TEST_REQUIRE_GPU SG_GPUS_PER_NODE SEED \
+         LD_LIBRARY_PATH; do
   [ -n "${!v+x}" ] && fwd+=(-x "$v")
 done
 exec timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "${MPIRUN:-mpirun}" -np "$np" --bind-to none \
