@@ -31,10 +31,12 @@ fi
 RESULTS=$work "$top_srcdir/bench/arrays.sh" --report "$sample" > /dev/null ||
   fail "bench/arrays.sh --report"
 
-# RESULTS: nothing of a dry run may land in the source tree's bench/results.
-cpu=$(RESULTS=$work DRY_RUN=1 BUILD=$top_builddir N_LIST="2048 4096" "$top_srcdir/bench/cpu.sh")
-gpu=$(RESULTS=$work DRY_RUN=1 BUILD=$top_builddir FAKE_GPUS=2 "$top_srcdir/bench/gpu.sh")
-arrays=$(RESULTS=$work DRY_RUN=1 BUILD=$top_builddir "$top_srcdir/bench/arrays.sh")
+# dry RUNNER [VAR=value...]: its commands, not run; RESULTS: nothing of a dry run may land in
+# the source tree's bench/results.
+dry() { env RESULTS="$work" DRY_RUN=1 BUILD="$top_builddir" "${@:2}" "$top_srcdir/bench/$1"; }
+cpu=$(dry cpu.sh N_LIST="2048 4096")
+gpu=$(dry gpu.sh FAKE_GPUS=2)
+arrays=$(dry arrays.sh)
 if [ "$(wc -l <<< "$cpu")" = 7 ] && grep -q '^starpu-2r-none: .*--bind-to none .*--sizes 2048,4096' <<< "$cpu" &&
    grep -q '^shared-2r: .*gpu-per-rank.sh .*--sizes 32768' <<< "$gpu" &&
    grep -q '^shared-mps: .*CUDA_MPS_PIPE_DIRECTORY=.*cma .*gpu-per-rank.sh' <<< "$gpu" &&
