@@ -29,6 +29,8 @@ static int free_all_at_finalize(MPI_Comm self, int keyval, void *value, void *ex
 		MPI_Comm_delete_attr(holders[nholders - 1], node_keyval); /* calls free_node */
 	free(holders);
 	holders = NULL;
+	MPI_Comm_free_keyval(&node_keyval);
+	MPI_Comm_free_keyval(&finalize_keyval);
 	return MPI_SUCCESS;
 }
 #endif

@@ -34,6 +34,8 @@ struct starpu_gemm_request {
 	                                    * 1 + the last chunk that prefetched it (one array) */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
+	int share;                         /* A's and B's node peers' tiles are read in place
+	                                    * (distrib/node_share.c): both descriptors shared */
 	struct sg_task_hook hook;          /* doors/: wait until a task's tiles are staged */
 	struct sg_job job;                 /* the walk, on the submission thread */
 };
@@ -59,6 +61,31 @@ static void sample_remote_tiles(void *arg)
 		g->peak_remote_tiles = held;
 }
 
+/* Node sharing, at a product's start (collective over the node): this rank's A and B tiles'
+ * latest values in host memory before any node peer reads them there, then no stale copy of
+ * a peer's tile left on this rank's GPUs from an earlier product (a write access on host
+ * memory drops the other copies, and moves nothing). */
+static void share_begin(struct pgemm *g)
+{
+	struct starpu_gemm_desc *inputs[2] = { g->A, g->B };
+	for (int x = 0; x < (g->B == g->A ? 1 : 2); x++)
+		SG_DESC_FOR_LOCAL(inputs[x], t) {
+			SG_STARPU_FATAL(starpu_data_acquire(inputs[x]->handles[t], STARPU_R),
+			                "tile home for node peers");
+			starpu_data_release(inputs[x]->handles[t]);
+		}
+	SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->pb.comm)));
+	for (int x = 0; x < (g->B == g->A ? 1 : 2); x++)
+		for (int64_t t = 0; t < (int64_t)inputs[x]->mt * inputs[x]->nt; t++) {
+			starpu_data_handle_t h = inputs[x]->reach[t];
+			if (!h)
+				continue;
+			SG_STARPU_FATAL(starpu_data_acquire_on_node(h, STARPU_MAIN_RAM, STARPU_W),
+			                "a node peer's tile");
+			starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+		}
+}
+
 /* Static GPU ownership (paper section 2, last paragraph): columns of C go to this rank's GPUs
  * cyclically, so each chain of updates of a C tile stays on one GPU. */
 static int gpu_worker_of_column(const struct pgemm *g, int j)
@@ -82,22 +109,46 @@ static int walk_priority(const struct pgemm *g, int64_t seq)
 	return seq < INT_MAX ? -(int)seq : INT_MIN;
 }
 
-/* A GPU's copy of this rank's A and B tiles of a task, asked for at submission in the walk's
- * priority. dmdas prefetches a task's tiles only once it is ready, and update k+1 of a C tile
- * is ready only when update k ends: the GPU would then pop it (it comes first) and wait for
- * its tiles. One GPU per rank only (with several, dmdas picks the GPU at that point), and
- * the rank's own tiles only (a remote tile is not here before StarPU-MPI receives it). */
+/* The handle this rank's task reads input tile t of X through: in place where it is this
+ * rank's or (node sharing) a node peer's, else the regular one, which StarPU-MPI fills. */
+static starpu_data_handle_t input_handle(const struct pgemm *g, const struct starpu_gemm_desc *X,
+                                         int64_t t)
+{
+	starpu_data_handle_t in_reach = g->share ? sg_desc_reach_handle(X, t) : NULL;
+	return in_reach ? in_reach : X->handles[t];
+}
+
+/* Whether this rank inserts task GEMM(i, j, k): the rank that runs it (C's owner) does, and
+ * an owner of its A or B tile that must send the tile to another node; the others would only
+ * have StarPU-MPI discard it. Node peers of the runner read its inputs in place and send
+ * nothing (A and B are both shared or both not, so no rank owns one tile to send and one
+ * not). */
+static int inserts(const struct pgemm *g, int runner, int64_t a_tile, int64_t b_tile)
+{
+	int me = g->pb.rank;
+	if (runner == me)
+		return 1;
+	int owns = g->A->owners[a_tile] == me || g->B->owners[b_tile] == me;
+	return owns && !(g->share && sg_desc_same_node(g->A, me, runner));
+}
+
+/* A GPU's copy of the A and B tiles of a task in this rank's reach (its own, and its node
+ * peers' under node sharing), asked for at submission in the walk's priority. dmdas
+ * prefetches a task's tiles only once it is ready, and update k+1 of a C tile is ready only
+ * when update k ends: the GPU would then pop it (it comes first) and wait for its tiles. One
+ * GPU per rank only (with several, dmdas picks the GPU at that point), and tiles in reach only
+ * (a tile of another node is not here before StarPU-MPI receives it). */
 static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
                            int64_t *asked, int r, int c, int64_t chunk, int prio)
 {
 	/* Once per tile and chunk: its first task in the walk has the highest priority, the
 	 * chunk's others would ask again for a tile on its way. */
-	int64_t *mark = &asked[(int64_t)c * starpu_gemm_desc_tile_rows(X) + r];
-	if (*mark == chunk + 1 || starpu_gemm_desc_owner(X, r, c) != g->pb.rank)
+	int64_t t = (int64_t)c * X->mt + r;
+	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
+	if (asked[t] == chunk + 1 || !in_reach)
 		return;
-	*mark = chunk + 1;
-	starpu_data_prefetch_on_node_prio(starpu_gemm_desc_handle(X, r, c), (unsigned)g->gpu_node,
-	                                  1, prio);
+	asked[t] = chunk + 1;
+	starpu_data_prefetch_on_node_prio(input_handle(g, X, t), (unsigned)g->gpu_node, 1, prio);
 }
 
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
@@ -115,7 +166,13 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	starpu_gemm_desc_tile_shape(g->C, i, j, &m, &n);
 	starpu_gemm_desc_tile_shape(g->A, ar, ac, g->pb.transA == 'N' ? &unused : &kk,
 	                            g->pb.transA == 'N' ? &kk : &unused);
-	int local = starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank;
+	int runner = starpu_gemm_desc_owner(g->C, i, j), local = runner == g->pb.rank;
+	int64_t a_tile = (int64_t)ac * g->A->mt + ar, b_tile = (int64_t)bc * g->B->mt + br;
+	if (!g->pb.local && !inserts(g, runner, a_tile, b_tile))
+		return;
+	/* The runner reads what is in reach in place; a sender names its regular handles. */
+	starpu_data_handle_t a_in = local ? input_handle(g, g->A, a_tile) : g->A->handles[a_tile];
+	starpu_data_handle_t b_in = local ? input_handle(g, g->B, b_tile) : g->B->handles[b_tile];
 	size_t size = sg_precision_of_c(g->prec)->elemsize; /* alpha's, beta's */
 	if (local)
 		sg_window_add_task(g->window);
@@ -136,8 +193,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		                  : starpu_gemm_codelet(g->pb.prec),                             \
 		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char), \
 		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, beta_k, size,                       \
-		STARPU_R, starpu_gemm_desc_handle(g->A, ar, ac),                                 \
-		STARPU_R, starpu_gemm_desc_handle(g->B, br, bc),                                 \
+		STARPU_R, a_in, STARPU_R, b_in,                                                  \
 		overwrite ? STARPU_W : STARPU_RW, target,                                        \
 		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
 		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
@@ -314,6 +370,7 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	memcpy(&g->beta, beta, sg_precision_of_c(g->prec)->elemsize);
 	if (hook)
 		g->hook = *hook;
+	g->share = !g->pb.local && A->shared && B->shared;
 	g->static_gpu = opts.static_gpu && g->plan.G > 0;
 	g->gpu_node = -1;
 	unsigned gpu_nodes[STARPU_MAXNODES];
@@ -349,6 +406,8 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL : !g->window || (g->plan.c_home && !g->home) ? -ENOMEM : 0;
 	ret = sg_agree(ret, g->pb.comm);
+	if (!ret && g->share)
+		share_begin(g);
 	if (ret || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
@@ -400,6 +459,10 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 		if (g->B != g->A)
 			settle_inputs(g, g->B);
 	}
+	/* No owner writes its A or B tiles again (the caller may, once this returns) while a
+	 * node peer's task still reads them in place. */
+	if (g->share)
+		SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->pb.comm)));
 	if (stats) {
 		sample_remote_tiles(g);
 		stats->tasks = sg_window_tasks(g->window);

@@ -188,13 +188,15 @@ static void refuse_handles(const struct sg_problem *pb, double handles, double h
  * of k: op(A)(i, k) is on the rank's grid row, remote unless k falls in its grid column (and
  * B's the other way round); transposed operands and owners from a user function counted as
  * all remote. */
-static double remote_tiles(const struct sg_problem *pb, double b, double c, int d)
+static double remote_tiles(const struct sg_problem *pb, const struct sg_resources *res,
+                           double b, double c, int d)
 {
 	if (pb->P * pb->Q == 1)
 		return 0;
 	int grid = !pb->user_owners;
-	double a_k = grid && pb->transA == 'N' ? d - d / pb->Q : d;
-	double b_k = grid && pb->transB == 'N' ? d - d / pb->P : d;
+	/* Node peers' tiles are read in place: no copy of them is held. */
+	double a_k = grid && pb->transA == 'N' ? d - d / pb->Q - d * res->row_peers / pb->Q : d;
+	double b_k = grid && pb->transB == 'N' ? d - d / pb->P - d * res->col_peers / pb->P : d;
 	return b * a_k + c * b_k;
 }
 
@@ -334,10 +336,10 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	double chunks_in_flight = fmin(window, plan->Z);
 	plan->tasks_in_flight = fmin(chunks_in_flight * (double)b * c * plan->d,
 	                             (double)Mtl * Ntl * pb.Kt);
-	double remote_in_flight = chunks_in_flight * remote_tiles(&pb, b, c, plan->d);
+	double remote_in_flight = chunks_in_flight * remote_tiles(&pb, res, b, c, plan->d);
 	if (!plan->throttled) {
 		plan->tasks_in_flight = (double)Mtl * Ntl * pb.Kt;
-		remote_in_flight = remote_tiles(&pb, Mtl, Ntl, pb.Kt);
+		remote_in_flight = remote_tiles(&pb, res, Mtl, Ntl, pb.Kt);
 	}
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
@@ -349,13 +351,15 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	if (plan->c_home)
 		plan->host_bytes += (double)Mtl * Ntl * SG_HANDLE_HOST_BYTES +
 		                    c_blocks * b * c * tile_bytes * c_weight;
-	double Ktd = pb.Kt;
-	if (plan->throttled)
-		plan->mpi_recv_bytes = (b * (1.0 - 1.0 / pb.Q) * a_bytes +
-		                        c * (1.0 - 1.0 / pb.P) * b_bytes) * Ktd * plan->X * plan->Y;
-	else /* StarPU-MPI's cache: each remote tile arrives once. */
-		plan->mpi_recv_bytes = ((double)Mtl * (1.0 - 1.0 / pb.Q) * a_bytes +
-		                        (double)Ntl * (1.0 - 1.0 / pb.P) * b_bytes) * Ktd;
+	/* A's tiles come from the other Q - 1 ranks of the grid row, B's from the other P - 1 of
+	 * the column: through MPI from other nodes, read in place from node peers. Throttled,
+	 * every block reads its own; unthrottled, StarPU-MPI's cache holds each once. */
+	double Ktd = pb.Kt, a_rows = plan->throttled ? b * plan->X * plan->Y : Mtl;
+	double b_cols = plan->throttled ? c * plan->X * plan->Y : Ntl;
+	double a_from = a_rows * a_bytes * Ktd / pb.Q, b_from = b_cols * b_bytes * Ktd / pb.P;
+	plan->mpi_recv_bytes = a_from * (pb.Q - 1 - res->row_peers) +
+	                       b_from * (pb.P - 1 - res->col_peers);
+	plan->node_read_bytes = a_from * res->row_peers + b_from * res->col_peers;
 	if (plan->G > 0) {
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */

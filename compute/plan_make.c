@@ -9,7 +9,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                  const struct starpu_gemm_opts *opts)
 {
 	struct sg_resources res;
-	sg_resources_agree(&res, opts, pb->comm);
+	sg_resources_agree(&res, pb, opts);
 	char why[512] = "";
 	int ret = sg_plan_compute(plan, pb, &res, opts, why, sizeof(why));
 	/* Every rank planned from the same agreed inputs and got the same verdict. */
@@ -65,11 +65,13 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        "(%.1f KB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
 	        (SG_HANDLE_HOST_BYTES + SG_MPI_ENTRY_HOST_BYTES) / 1e3, pl->tasks_in_flight,
 	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
-	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
-	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
+	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received "
+	        "%.3f GB (from other nodes), node peers' tiles read in place %.3f GB\n",
+	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9,
+	        pl->node_read_bytes / 1e9);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
 		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
-		        "host->GPU rate, %.3f GB / GPU->host rate)\n",
+		        "host->GPU rate, %.3f GB / GPU->host rate, %.3f GB / MPI rate)\n",
 		        pl->flops / (pl->P * pl->Q) / 1e12, pl->host_to_gpu_bytes / 1e9,
-		        pl->gpu_to_host_bytes / 1e9);
+		        pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
 }

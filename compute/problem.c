@@ -102,6 +102,7 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
 	if (!pb->prec)
 		return -EINVAL;
 	problem_fill(pb, C->m, C->n, C->tile, starpu_gemm_desc_dist(C), C->comm, C->rank);
+	pb->share = A->shared && B->shared;
 	return 0;
 }
 
@@ -138,5 +139,6 @@ int sg_problem_of_sizes(struct sg_problem *pb, char prec, char transA, char tran
 		return -EINVAL;
 	pb->K = K;
 	problem_fill(pb, M, N, tile, dist, comm, rank);
+	pb->share = !pb->local && sg_node_share_wanted(); /* what the library's tiles would do */
 	return 0;
 }

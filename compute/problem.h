@@ -14,6 +14,8 @@ struct sg_problem {
 	int user_owners;             /* the owners come from a user function, not the grid */
 	int rank;
 	int local;                   /* STARPU_GEMM_COMM_LOCAL: no MPI */
+	int share;                   /* node peers read A's and B's tiles in place (their
+	                              * descriptors are shared, or from sizes: sharing is asked) */
 	MPI_Comm comm;
 };
 

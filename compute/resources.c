@@ -2,6 +2,7 @@
  * planner (compute/plan.c), which reads nothing of the machine itself. */
 #include <starpu.h>
 #include "compute/resources.h"
+#include "compute/problem.h"
 #include "common/comm.h"
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
@@ -19,9 +20,38 @@ static size_t gpu_memory(int *ngpus)
 	return smallest;
 }
 
-void sg_resources_agree(struct sg_resources *res, const struct starpu_gemm_opts *opts,
-                        MPI_Comm comm)
+/* Ranks of this rank's grid row and column (pb's effective P x Q grid: rank p*Q + q) on its
+ * node, itself not counted; none for owners from a user function. */
+static void grid_peers(const struct sg_problem *pb, int *row, int *col)
 {
+	*row = *col = 0;
+	if (!pb->share || pb->local || pb->user_owners)
+		return;
+	MPI_Comm node = sg_node_comm(pb->comm);
+	int node_size;
+	MPI_Comm_size(node, &node_size);
+	if (node_size < 2)
+		return;
+	MPI_Group node_group, comm_group;
+	SG_MPI_FATAL(MPI_Comm_group(node, &node_group));
+	SG_MPI_FATAL(MPI_Comm_group(pb->comm, &comm_group));
+	int p = pb->rank / pb->Q, q = pb->rank % pb->Q;
+	for (int x = 0; x < pb->Q + pb->P; x++) {
+		int other = x < pb->Q ? p * pb->Q + x : (x - pb->Q) * pb->Q + q, on_node;
+		if (other == pb->rank)
+			continue;
+		SG_MPI_FATAL(MPI_Group_translate_ranks(comm_group, 1, &other, node_group, &on_node));
+		if (on_node != MPI_UNDEFINED)
+			++*(x < pb->Q ? row : col);
+	}
+	SG_MPI_FATAL(MPI_Group_free(&node_group));
+	SG_MPI_FATAL(MPI_Group_free(&comm_group));
+}
+
+void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
+                        const struct starpu_gemm_opts *opts)
+{
+	MPI_Comm comm = pb->comm;
 	int ngpus;
 	size_t gpu_mem = gpu_memory(&ngpus);
 	if (opts && opts->gpu_mem)
@@ -32,10 +62,14 @@ void sg_resources_agree(struct sg_resources *res, const struct starpu_gemm_opts 
 	                  ? opts->host_mem
 	                  : (size_t)starpu_gemm_host_memory(sg_ranks_on_node(comm), NULL);
 	unsigned long long cpus = starpu_cpu_worker_get_count();
+	int row_peers, col_peers;
+	grid_peers(pb, &row_peers, &col_peers);
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
-	int64_t local[5] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
-	                     -(int64_t)cpus }, agreed[5];
-	sg_allreduce(local, agreed, 5, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	int64_t local[7] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
+	                     -(int64_t)cpus, row_peers, col_peers }, agreed[7];
+	sg_allreduce(local, agreed, 7, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	res->row_peers = (int)agreed[5];
+	res->col_peers = (int)agreed[6];
 	res->gpus = (int)agreed[0];
 	res->gpu_mem = (size_t)agreed[1];
 	res->host_mem = (size_t)agreed[2];

@@ -14,12 +14,17 @@ struct sg_resources {
 	int cpu_workers;     /* CPU workers per rank: the fewest (C at home needs one everywhere) */
 	int cpu_workers_max; /* the most: what the host memory bound counts per rank */
 	int simulated;       /* StarPU+SimGrid: tasks are charged their model's time */
+	int row_peers;       /* node sharing: other ranks of this rank's grid row (col_peers: its
+	                      * column) whose tiles it reads in place, the fewest of any rank */
+	int col_peers;
 };
 
-/* Collective over comm (STARPU_GEMM_COMM_LOCAL: this process alone, no MPI): this rank's
- * resources, as StarPU reports them unless opts (may be NULL) gives the memory sizes, agreed
- * in one MPI_Allreduce. StarPU must be running. */
-void sg_resources_agree(struct sg_resources *res, const struct starpu_gemm_opts *opts,
-                        MPI_Comm comm);
+/* Collective over pb->comm (STARPU_GEMM_COMM_LOCAL: this process alone, no MPI): this rank's
+ * resources, as StarPU reports them unless opts (may be NULL) gives the memory sizes, and its
+ * node peers on pb's grid where pb->share, agreed in one MPI_Allreduce. StarPU must be
+ * running. */
+struct sg_problem;
+void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
+                        const struct starpu_gemm_opts *opts);
 
 #endif

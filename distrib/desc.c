@@ -66,11 +66,15 @@ static void free_desc(struct starpu_gemm_desc *d)
 {
 	if (!d)
 		return;
-	if (d->tiles && !d->user_memory) {
+	if (d->tiles && !d->user_memory && !d->shared) {
 		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
 			if (d->tiles[t])
 				starpu_free_flags(d->tiles[t], sg_desc_tile_bytes(d, t), TILE_MALLOC_FLAGS);
 	}
+	sg_node_share_free(d); /* unmapped here; a peer's mapping keeps the memory */
+	free(d->peer);
+	free(d->on_node);
+	free(d->reach);
 	free(d->tiles);
 	free(d->lds);
 	free(d->handles);
@@ -153,7 +157,8 @@ static int locate_local_tiles(struct starpu_gemm_desc *d, const struct tile_sour
 			        d->rank);
 			return -EINVAL;
 		}
-		int ret = locate_tile(d, src, t);
+		/* Tiles in the node's shared memory are placed already. */
+		int ret = d->shared ? 0 : locate_tile(d, src, t);
 		if (ret)
 			return ret;
 		d->local_tiles++;
@@ -198,7 +203,24 @@ static int build_local(struct starpu_gemm_desc **out, char prec, int64_t m, int6
 	d->lds = calloc(ntiles, sizeof(*d->lds));
 	if (!d->owners || !d->handles || !d->tiles || !d->lds)
 		return -ENOMEM;
-	ret = compute_owners(d);
+	return compute_owners(d);
+}
+
+/* Collective over comm: this rank's tiles located (in the node's shared memory when the
+ * library allocates them and the node has several ranks, else each on its own). */
+static int place_tiles(struct starpu_gemm_desc *d, const struct tile_source *src)
+{
+	int ret = 0;
+	if (src->kind == SOURCE_ALLOC && !d->local) {
+		ret = sg_node_share_alloc(d);
+		if (ret == -ENOSPC) {
+			if (d->rank == 0)
+				fprintf(stderr, "starpu_gemm: notice: the node's shared memory could not map "
+				        "the tiles (/dev/shm full?): its ranks exchange tiles through MPI\n");
+			sg_node_share_free(d);
+			ret = 0;
+		}
+	}
 	return ret ? ret : locate_local_tiles(d, src);
 }
 
@@ -228,8 +250,9 @@ static void register_tiles(struct starpu_gemm_desc *d)
 {
 	if (!d->local) {
 		register_comm(d->comm);
-		/* Every rank allocates the same range: creation is collective and in order. */
-		d->tag_base = starpu_mpi_tags_allocate((int64_t)d->mt * d->nt);
+		/* Every rank allocates the same range: creation is collective and in order. Twice
+		 * the tiles: the second half tags the reach handles of node peers' tiles. */
+		d->tag_base = starpu_mpi_tags_allocate(2 * (int64_t)d->mt * d->nt);
 		if (d->tag_base < 0)
 			sg_fatal(__FILE__, __LINE__, "starpu_mpi_tags_allocate", "no tags left", NULL);
 	}
@@ -249,6 +272,17 @@ static void register_tiles(struct starpu_gemm_desc *d)
 			if (!d->local)
 				starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t,
 				                              d->owners[t], d->comm);
+			if (d->shared && d->peer[t]) {
+				/* A node peer's tile, read in place: this rank's own for StarPU-MPI,
+				 * which then never moves it. */
+				starpu_matrix_data_register(&d->reach[t], STARPU_MAIN_RAM,
+				                            (uintptr_t)d->peer[t], rows, rows, cols,
+				                            d->p->elemsize);
+				starpu_data_set_coordinates(d->reach[t], 2, i, j);
+				starpu_mpi_data_register_comm(d->reach[t],
+				                              d->tag_base + (int64_t)d->mt * d->nt + t,
+				                              d->rank, d->comm);
+			}
 		}
 	}
 }
@@ -280,6 +314,8 @@ static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t 
 	else if (rank == 0)
 		fprintf(stderr, "starpu_gemm: NULL descriptor pointer\n");
 	ret = sg_agree(ret, comm);
+	if (ret == 0)
+		ret = sg_agree(place_tiles(d, src), comm);
 	if (ret != 0) {
 		free_desc(d);
 		return ret;
@@ -331,6 +367,9 @@ void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc)
 			starpu_data_unregister(desc->handles[t]);
 		else
 			starpu_data_unregister_no_coherency(desc->handles[t]);
+		/* A node peer's memory: never written from here. */
+		if (desc->reach && desc->reach[t])
+			starpu_data_unregister_no_coherency(desc->reach[t]);
 	}
 	if (!desc->local)
 		starpu_mpi_tags_free(desc->tag_base);

@@ -25,6 +25,14 @@ struct starpu_gemm_desc {
 	int64_t tag_base;                /* from starpu_mpi_tags_allocate(mt*nt) */
 	int64_t local_tiles;
 	size_t local_bytes;
+	/* Node sharing (distrib/node_share.c): the tiles of this node's ranks in one shared
+	 * mapping. Only for tiles the library allocates on several ranks of a node. */
+	int shared;                      /* 1: node peers' tiles are readable in place here */
+	unsigned char *on_node;          /* per rank of comm: 1 for a node peer (shared only) */
+	void **peer;                     /* per tile: its memory when a node peer owns it */
+	starpu_data_handle_t *reach;     /* per tile a node peer owns: a handle over peer[t],
+	                                  * this rank's own for StarPU-MPI (tag_base + mt*nt + t) */
+	struct sg_node_share *share;
 };
 
 static inline int64_t sg_desc_index(const struct starpu_gemm_desc *d, int i, int j)
@@ -85,6 +93,40 @@ int sg_desc_validate(char prec, int64_t m, int64_t n, int tile,
  * (whose callers may pass NULL). */
 const struct starpu_gemm_dist *sg_desc_dist_of(const struct starpu_gemm_dist *dist,
                                                MPI_Comm comm);
+
+/* --- node_share.c: the node's tiles in one shared mapping ---------------------------------- */
+
+/* Collective over d->comm, for a descriptor whose tiles the library allocates: places every
+ * tile of this node's ranks in shared memory (d->tiles for this rank's, d->peer for its
+ * node peers') and sets d->shared. Returns 0 (d->shared 0 when the node has one rank or
+ * STARPU_GEMM_SHARE_NODE=0 on one of them), -ENOSPC when the node could not map the window
+ * (the caller then allocates private tiles), -ENOMEM. */
+int sg_node_share_alloc(struct starpu_gemm_desc *d);
+/* Unmaps the node's segments here (not collective: a segment lives while any rank maps it). */
+void sg_node_share_free(struct starpu_gemm_desc *d);
+/* Whether this process asks for node sharing (STARPU_GEMM_SHARE_NODE, default 1). */
+int sg_node_share_wanted(void);
+
+/* The handle this rank's tasks read tile t through: its own tile's, a node peer's reach
+ * handle, or NULL when the tile is on another node (StarPU-MPI brings a copy to the regular
+ * handle then). */
+static inline starpu_data_handle_t sg_desc_reach_handle(const struct starpu_gemm_desc *d,
+                                                        int64_t t)
+{
+	if (d->owners[t] == d->rank)
+		return d->handles[t];
+	return d->shared && d->on_node[d->owners[t]] ? d->reach[t] : NULL;
+}
+
+/* Whether ranks a and b of d's communicator read each other's tiles in place. */
+static inline int sg_desc_same_node(const struct starpu_gemm_desc *d, int a, int b)
+{
+	if (a == b)
+		return 1;
+	if (!d->shared || (a != d->rank && b != d->rank))
+		return 0; /* only this rank's own peers are known */
+	return d->on_node[a == d->rank ? b : a];
+}
 
 /* --- conform.c: the one conformance check of a product's operands ------------------------ */
 

@@ -320,6 +320,9 @@ struct starpu_gemm_plan {
 	                               * shell's C tiles are loaded to a GPU, a CPU worker adds the
 	                               * GPUs' alpha*op(A)*op(B) to beta*C */
 	int beta_zero;                /* made for a product whose beta is 0 (opts.beta_zero) */
+	double node_read_bytes;       /* predicted per rank: node peers' A and B tiles read in
+	                               * place from their shared memory (mpi_recv_bytes: the rest,
+	                               * received from other nodes) */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
