@@ -11,6 +11,7 @@
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
+#include "common/env.h"
 #include "common/preflight.h"
 #include <starpu_gemm.h>
 #include "doors/runtime.h"
@@ -71,8 +72,9 @@ int sg_runtime_start(void)
 	}
 	if (starpu_worker_get_count() == 0) {
 		fprintf(stderr, "starpu_gemm: StarPU started no worker (STARPU_NCPU=%s, "
-		        "STARPU_NCUDA=%s)\n", getenv("STARPU_NCPU") ? getenv("STARPU_NCPU") : "unset",
-		        getenv("STARPU_NCUDA") ? getenv("STARPU_NCUDA") : "unset");
+		        "STARPU_NCUDA=%s)\n",
+		        sg_env_text(SG_ENV_NCPU) ? sg_env_text(SG_ENV_NCPU) : "unset",
+		        sg_env_text(SG_ENV_NCUDA) ? sg_env_text(SG_ENV_NCUDA) : "unset");
 		starpu_shutdown();
 		return -ENODEV;
 	}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/env.h"
 #include "drivers/report.h"
 #include "drivers/collectives.h"
 #include "drivers/resources.h"
@@ -135,12 +136,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	if (all && all_gpus)
 		rep->ngpus = distinct_gpus(all_gpus, all, rep->nranks);
 	if (rep->rank == 0 && !opts->csv) {
-		const char *env = getenv("STARPU_SCHED");
 		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
-		printf("scheduler: %s (%s)\n", rep->sched, env && *env ? "STARPU_SCHED" :
+		printf("scheduler: %s (%s)\n", rep->sched,
+		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
 		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++)
 			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
@@ -256,8 +257,7 @@ void sg_traffic_enable(struct sg_traffic *traffic)
 {
 	memset(traffic, 0, sizeof(*traffic));
 	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-	stats_unasked = starpu_getenv_number_default("STARPU_MPI_STATS", 0) <= 0 &&
-	                starpu_getenv_number_default("STARPU_COMM_STATS", 0) <= 0;
+	stats_unasked = sg_env_int(SG_ENV_MPI_STATS) <= 0 && sg_env_int(SG_ENV_COMM_STATS) <= 0;
 	/* It warns that statistics slow StarPU-MPI down "a bit", once per rank: they count
 	 * bytes per message, which our traffic report needs. */
 	int saved = stats_unasked ? sg_stderr_mute() : -1;
