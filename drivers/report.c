@@ -149,9 +149,10 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		note_shared_gpus(all_gpus, rep->nranks);
 		printf("problem: %cgemm%s transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec,
-		       opts->math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
+		       opts->gemm.math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
 		       opts->transB, (long long)opts->M, (long long)opts->N, (long long)opts->K,
-		       opts->tile, opts->alpha[0], opts->alpha[1], opts->beta[0], opts->beta[1]);
+		       opts->gemm.tile, opts->alpha[0], opts->alpha[1], opts->beta[0],
+		       opts->beta[1]);
 		fflush(stdout);
 	}
 	free(all);
@@ -219,11 +220,11 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 	double gflops = starpu_gemm_tile_flops(o->prec, o->M, o->N, o->K) / seconds / 1e9;
 	char check_text[160] = "";
 	if (check->done)
-		format_check(check, rep->opts->tile, check_text, sizeof(check_text));
+		format_check(check, rep->opts->gemm.tile, check_text, sizeof(check_text));
 	if (o->csv) {
 		printf("starpu_gemm,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,"
 		       "%.6f,%.3f,", o->prec, o->transA, o->transB, (long long)o->M,
-		       (long long)o->N, (long long)o->K, o->tile, o->P, o->Q,
+		       (long long)o->N, (long long)o->K, o->gemm.tile, o->P, o->Q,
 		       sg_options_dist_name(o->dist), rep->nranks, rep->ncuda, rep->ncpu, rep->sched,
 		       pl->b, pl->c, pl->d, pl->lookahead, pl->throttled, iter, seconds, gflops);
 		if (check->done)
@@ -236,7 +237,7 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 		 * number: bench/report.py's rooflines count each GPU once); then math */
 		printf(",%s,%s,%.6f,,,,,,%d,%s\n", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds, rep->ngpus,
-		       o->math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
+		       o->gemm.math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {
