@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/env.h"
 #include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
@@ -22,7 +23,7 @@
 enum {
 	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NITER,
 	OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN, OPT_LAYOUT, OPT_SIZES,
-	OPT_ROW = 1000
+	OPT_HELP_ENV, OPT_ROW = 1000
 };
 
 enum arg_kind {
@@ -103,6 +104,8 @@ static const struct option_doc docs[] = {
 	OPT("plan", OPT_PLAN, NULL, "print the plan and exit"),
 	OPT("quiet", 'q', NULL, "no progress messages"),
 	OPT("help", 'h', NULL, "this help"),
+	OPT("help-env", OPT_HELP_ENV, NULL, "every environment variable read, as markdown "
+	                                    "(docs/environment.md)"),
 };
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
 
@@ -137,20 +140,11 @@ void sg_options_usage(FILE *out, const char *program)
 	}
 	fprintf(out, "\nCSV columns: %s\n  (ncuda and ncpu: workers over all ranks; residual -1: "
 	        "not checked)\n", SG_REPORT_CSV_HEADER);
-	fprintf(out, "Environment (StarPU's, each overriding the driver's default):\n"
-	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
-	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
-	        "  STARPU_NCPU      CPU workers per rank: 1 beside GPUs (it adds C kept at home, "
-	        "--c-home;\n                   GEMM tasks run on the GPUs); without GPUs every core "
-	        "of the rank's\n                   share, less one for StarPU-MPI's thread on "
-	        "several ranks and cores\n"
-	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
-	        "per rank\n"
-	        "  STARPU_HOME      where StarPU keeps its calibrations (default $HOME); an unusable "
-	        "one\n                   (read-only, full) is replaced by a private one for the "
-	        "run\n"
-	        "Each STARPU_* variable is checked before StarPU starts: a bad value is an error "
-	        "(exit 2).\n"
+	fprintf(out, "Environment (StarPU's, each overriding the driver's default; --help-env "
+	        "lists all):\n");
+	sg_env_usage(out);
+	fprintf(out, "Each STARPU_* variable is checked before StarPU starts: a bad value is an "
+	        "error (exit 2).\n"
 	        "Ranks of a node never share cores, however mpirun bound them: ranks allowed the "
 	        "same CPUs\n(--bind-to none) split them (starpu_gemm_conf_defaults). Exit status: 0 "
 	        "ok, 1 check failed\nor run error, 2 invalid input.\n");
@@ -557,6 +551,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case 'q': opts->quiet = 1; break;
 		case 'h': return SG_OPTIONS_HELP;
+		case OPT_HELP_ENV: return SG_OPTIONS_HELP_ENV;
 		case ':':
 			sg_driver_error(err, errlen, "%s: missing value", optopt ? option_label(optopt)
 			                                                    : argv[optind - 1]);

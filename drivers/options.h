@@ -49,10 +49,11 @@ struct sg_driver_options {
 	enum sg_layout layout;
 };
 
-enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_ERROR = -1 };
+enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_HELP_ENV = 2, SG_OPTIONS_ERROR = -1 };
 
-/* Parse argv for a run on nranks ranks. Returns SG_OPTIONS_OK, SG_OPTIONS_HELP (--help), or
- * SG_OPTIONS_ERROR with one sentence, naming the option, in err. */
+/* Parse argv for a run on nranks ranks. Returns SG_OPTIONS_OK, SG_OPTIONS_HELP (--help),
+ * SG_OPTIONS_HELP_ENV (--help-env), or SG_OPTIONS_ERROR with one sentence, naming the
+ * option, in err. */
 int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options *opts,
                      char *err, size_t errlen);
 void sg_options_usage(FILE *out, const char *program);

@@ -463,6 +463,11 @@ int main(int argc, char **argv)
 			sg_options_usage(stdout, "starpu_gemm");
 		end_mpi();
 		return EXIT_OK;
+	case SG_OPTIONS_HELP_ENV:
+		if (rank == 0)
+			sg_env_markdown(stdout);
+		end_mpi();
+		return EXIT_OK;
 	case SG_OPTIONS_ERROR:
 		if (rank == 0)
 			fprintf(stderr, "starpu_gemm: error: %s\n", err);
