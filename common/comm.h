@@ -38,22 +38,20 @@ static inline void sg_allreduce(const void *in, void *out, int count, size_t ele
 #endif
 }
 
-/* How many ranks of comm share this rank's node. Under simulation every rank is a node of
- * its own (starpu_smpirun gives each its own copy of the node's platform). */
+/* The ranks of comm that share this rank's node (MPI_Comm_split_type), made on first use and
+ * kept with comm (never free it): collective the first time only. Under simulation every
+ * rank is a node of its own (starpu_smpirun gives each its own copy of the node's platform):
+ * MPI_COMM_SELF. */
+MPI_Comm sg_node_comm(MPI_Comm comm);
+
+/* How many ranks of comm share this rank's node; 1 for a local communicator. */
 static inline int sg_ranks_on_node(MPI_Comm comm)
 {
 	if (sg_comm_is_local(comm))
 		return 1;
-#ifdef STARPU_SIMGRID
-	return 1;
-#else
-	MPI_Comm node;
 	int ranks_on_node = 1;
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	MPI_Comm_size(node, &ranks_on_node);
-	MPI_Comm_free(&node);
+	MPI_Comm_size(sg_node_comm(comm), &ranks_on_node);
 	return ranks_on_node;
-#endif
 }
 
 /* The library's error policy for collective calls: every rank returns the same code (the

@@ -11,6 +11,7 @@
 #include <starpu_config.h>
 #include "common/env.h"
 #include "common/node_conf.h"
+#include "common/comm.h"
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -90,15 +91,12 @@ struct peers {
 /* Collective over comm: exact, whoever launched us. */
 static int peers_from_comm(MPI_Comm comm, const cpu_set_t *mine, struct peers *p)
 {
-	MPI_Comm node;
-	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-		return -1;
+	MPI_Comm node = sg_node_comm(comm);
 	MPI_Comm_rank(node, &p->me);
 	MPI_Comm_size(node, &p->count);
 	p->allowed = malloc((size_t)p->count * sizeof(cpu_set_t));
 	int ok = p->allowed && MPI_Allgather(mine, sizeof(*mine), MPI_BYTE, p->allowed,
 	                                     sizeof(*mine), MPI_BYTE, node) == MPI_SUCCESS;
-	MPI_Comm_free(&node);
 	return ok ? 0 : -1;
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <complex.h>
-#include "compute/problem.h"
+#include "compute/plan.h"
 #include "compute/walk.h"
 #include "compute/window.h"
 #include "compute/submitter.h"
@@ -248,6 +248,30 @@ static void find_cuda_workers(struct pgemm *g)
 				g->cuda_workers[gpu] = (int)w;
 }
 
+/* opts.plan for this product: copied when it was made for this problem and this rank can
+ * run it (its GPUs), else 1 with one line on stderr (the whole job's misfit from rank 0). */
+static int plan_misfit(struct pgemm *g, const struct starpu_gemm_plan *plan)
+{
+	char why[384];
+	if (sg_plan_conforms(plan, &g->pb, g->beta_zero, why, sizeof(why))) {
+		if (g->pb.rank == 0)
+			fprintf(stderr, "starpu_gemm: %s\n", why);
+		return 1;
+	}
+	unsigned gpu_nodes[STARPU_MAXNODES];
+	int gpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, gpu_nodes,
+	                                                   STARPU_MAXNODES);
+	if (plan->G > gpus || (plan->c_home && starpu_cpu_worker_get_count() == 0)) {
+		fprintf(stderr, "starpu_gemm: rank %d cannot follow the plan given (opts.plan): it was "
+		        "made for %d GPU(s)%s per rank and this rank has %d GPU(s), %u CPU worker(s)\n",
+		        g->pb.rank, plan->G, plan->c_home ? " and a CPU worker" : "", gpus,
+		        starpu_cpu_worker_get_count());
+		return 1;
+	}
+	g->plan = *plan;
+	return 0;
+}
+
 int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
                     struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
                     const struct starpu_gemm_opts *opts_in, const struct sg_task_hook *hook,
@@ -270,10 +294,16 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->B = B;
 	g->C = C;
 	int ret = sg_problem_make(&g->pb, transA, transB, A, B, C, opts.math);
+	/* A plan given is followed as it is, once it is known to be this problem's: then no
+	 * collective plans (its verdict is agreed with the allocations' below). */
+	int misfit = 0;
 	if (!ret) {
 		const struct sg_precision *pc = sg_precision_of_c(sg_precision(g->pb.prec));
 		g->beta_zero = opts.beta_zero = sg_load(pc, beta, 0) == 0;
-		ret = sg_plan_make(&g->plan, &g->pb, &opts);
+		if (opts.plan)
+			misfit = plan_misfit(g, opts.plan);
+		else
+			ret = sg_plan_make(&g->plan, &g->pb, &opts);
 	}
 	if (ret) {
 		free(g);
@@ -317,14 +347,14 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->job.run = walk;
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
-	int failed = !g->window || (g->plan.c_home && !g->home), any_failed;
-	sg_allreduce(&failed, &any_failed, 1, sizeof(failed), MPI_INT, MPI_MAX, g->pb.comm);
-	if (any_failed || sg_submitter_post(&g->job)) {
+	ret = misfit ? -EINVAL : !g->window || (g->plan.c_home && !g->home) ? -ENOMEM : 0;
+	ret = sg_agree(ret, g->pb.comm);
+	if (ret || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
 		free(g->asked_a);
 		free(g);
-		return -ENOMEM;
+		return ret ? ret : -ENOMEM;
 	}
 	*req = g;
 	return 0;

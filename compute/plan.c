@@ -5,166 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "compute/problem.h"
-#include <starpu_gemm.h>
+#include "compute/plan.h"
 #include "common/precision.h"
-#include "common/comm.h"
-#include "common/errors.h"
-#include "distrib/desc.h"
 #include "compute/walk.h"
-
-/* The default tile, in one place. Larger GPU tiles once every dimension holds 4 of them: on
- * an H200, n=32768 DGEMM ran at 51.0 TFLOP/s with 4096 against 45.6 with 2048
- * (bench/notes-gpu.md). Double precision waits for 8 of them: at n = 16384 4096 won before the
- * walk's order (48.0 against 45.5); with it, 2048 wins, its first task done at 2.6 ms instead
- * of 10.3 (48.1 against 47.0 TFLOP/s on an H100,
- * bench/results/diagnostics-h100-20261124b.log); the other precisions were not measured
- * again. bfloat16 and half A and B (2 bytes, C float): tiles of 8192 once every dimension
- * holds 8 of them. One such tile GEMM is 1.1 TFLOP, where a tile of 4096 runs below the
- * tensor cores' rate (cuBLAS on an H100, first runs after idle: 672-689 TFLOP/s at 4096,
- * 767-780 at 8192); n = 65536 BF16: 0.987 s with 8192 against 1.022 s with 4096
- * (bench/results/tensor-h100-20261124-b*.csv). */
-int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda)
-{
-	enum { TILE_CPU = 512, TILE_CUDA = 2048, TILE_CUDA_LARGE = 4096, TILE_TENSOR = 8192 };
-	if (ncuda <= 0)
-		return TILE_CPU;
-	const struct sg_precision *p = sg_precision(prec);
-	int64_t smallest = m < n ? m : n;
-	smallest = smallest < k ? smallest : k;
-	if (p && p->elemsize == 2 && smallest >= 8LL * TILE_TENSOR)
-		return TILE_TENSOR;
-	int64_t tiles_large = p && (p->letter == 'd' || p->letter == 'z') ? 8 : 4;
-	return smallest >= tiles_large * TILE_CUDA_LARGE ? TILE_CUDA_LARGE : TILE_CUDA;
-}
-
-int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
-{
-	return starpu_gemm_default_tile_prec('d', m, n, k, ncuda);
-}
-
-void starpu_gemm_opts_init(struct starpu_gemm_opts *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->lookahead = -1;
-}
-
-/* What a problem needs of its operands beyond the checked, normalised letters and K: C's
- * sizes, tile, distribution and communicator. */
-static void problem_fill(struct sg_problem *pb, int64_t M, int64_t N, int tile,
-                         const struct starpu_gemm_dist *dist, MPI_Comm comm, int rank)
-{
-	pb->M = M;
-	pb->N = N;
-	pb->tile = tile;
-	pb->Mt = (int)((M + tile - 1) / tile);
-	pb->Nt = (int)((N + tile - 1) / tile);
-	pb->Kt = (int)((pb->K + tile - 1) / tile);
-	pb->comm = comm;
-	pb->local = sg_comm_is_local(comm);
-	pb->rank = rank;
-
-	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
-	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */
-	pb->P = dist->P;
-	pb->Q = dist->Q;
-	pb->user_owners = dist->kind == STARPU_GEMM_DIST_USER;
-	if (dist->kind == STARPU_GEMM_DIST_1D_ROW_CYCLIC) {
-		pb->P = dist->P * dist->Q;
-		pb->Q = 1;
-	} else if (dist->kind == STARPU_GEMM_DIST_1D_COL_CYCLIC) {
-		pb->P = 1;
-		pb->Q = dist->P * dist->Q;
-	}
-}
-
-/* The kernel of A's precision under math, or 0 and one line on stderr (if verbose). */
-static char kernel_of(char prec, int math, int verbose)
-{
-	char kernel = sg_kernel(prec, math);
-	if (!kernel && verbose)
-		fprintf(stderr, "starpu_gemm: math mode %d does not apply to precision %c (TF32 is "
-		        "for s)\n", math, prec);
-	return kernel;
-}
-
-int sg_problem_make(struct sg_problem *pb, char transA, char transB,
-                    const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
-                    const struct starpu_gemm_desc *C, int math)
-{
-	char msg[256];
-	if (sg_desc_conform(transA, transB, A, B, C, &pb->transA, &pb->transB, &pb->K, msg,
-	                    sizeof(msg))) {
-		fprintf(stderr, "starpu_gemm: %s\n", msg);
-		return -EINVAL;
-	}
-	pb->prec = kernel_of(A->prec, math, 1);
-	if (!pb->prec)
-		return -EINVAL;
-	problem_fill(pb, C->m, C->n, C->tile, starpu_gemm_desc_dist(C), C->comm, C->rank);
-	return 0;
-}
-
-/* The problem the descriptors of these sizes would make, checked as their constructors and
- * sg_desc_conform check them, with nothing allocated. */
-static int problem_of_sizes(struct sg_problem *pb, char prec, char transA, char transB,
-                            int64_t M, int64_t N, int64_t K, int tile,
-                            const struct starpu_gemm_dist *dist, MPI_Comm comm, int math)
-{
-	int rank = 0, nranks = 1;
-	if (!sg_comm_is_local(comm)) {
-		SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
-		SG_MPI_FATAL(MPI_Comm_size(comm, &nranks));
-	}
-	dist = sg_desc_dist_of(dist, comm);
-	const struct sg_precision *p = sg_precision(prec);
-	char c_prec = p ? sg_precision_of_c(p)->letter : prec;
-	pb->transA = sg_trans(prec, transA);
-	pb->transB = sg_trans(prec, transB);
-	if (p && (!pb->transA || !pb->transB)) {
-		if (rank == 0)
-			fprintf(stderr, "starpu_gemm: transA/transB must be N, T or C (got %c, %c)\n",
-			        transA, transB);
-		return -EINVAL;
-	}
-	/* A (M x K as op(A)), B (K x N) and C, as their descriptors would check them. */
-	int ret = sg_desc_validate(prec, M, K, tile, dist, nranks, rank == 0);
-	if (!ret)
-		ret = sg_desc_validate(prec, K, N, tile, dist, nranks, rank == 0);
-	if (!ret)
-		ret = sg_desc_validate(c_prec, M, N, tile, dist, nranks, rank == 0);
-	if (ret)
-		return ret;
-	pb->prec = kernel_of(p->letter, math, rank == 0);
-	if (!pb->prec)
-		return -EINVAL;
-	pb->K = K;
-	problem_fill(pb, M, N, tile, dist, comm, rank);
-	return 0;
-}
-
-/* Host memory this rank may use: STARPU_LIMIT_CPU_MEM if set, else the node's available
- * memory shared by the ranks on the node. Not starpu_memory_get_total(STARPU_MAIN_RAM): on a
- * 256 GB GPU node it reported 13 GB, far below what the rank could use. */
-static size_t host_memory(MPI_Comm comm)
-{
-	return (size_t)starpu_gemm_host_memory(sg_ranks_on_node(comm), NULL);
-}
-
-/* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
-static size_t gpu_memory(int *ngpus)
-{
-	unsigned ids[STARPU_MAXNODES];
-	int n = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, ids, STARPU_MAXNODES);
-	size_t smallest = 0;
-	for (int g = 0; g < n; g++) {
-		starpu_ssize_t total = starpu_memory_get_total(ids[g]);
-		if (total > 0 && (smallest == 0 || (size_t)total < smallest))
-			smallest = (size_t)total;
-	}
-	*ngpus = n;
-	return smallest;
-}
 
 /* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
  * when A and B are bfloat16 or half and C float, else 1). */
@@ -248,17 +91,6 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 	*cp = sg_min(c, Ntl);
 }
 
-/* Host memory StarPU 1.4.10 holds, measured by bench/starpu_overhead (VmRSS growth over
- * 10 000 to 300 000 of each, 1 and 2 ranks, the same within 1%): 21 400 bytes per registered
- * tile handle (its replicates on STARPU_MAXNODES = 32 nodes), 233 per StarPU-MPI registration,
- * 1 780 per GEMM task submitted and not yet run. Handles keep about 500 bytes more once first
- * acquired (the driver's fill: 34 MB for 67 500 tiles), and 64 go to the descriptor's four
- * entries and the tile allocation's header. A run holds more per task than paused workers do:
- * 2.5 KB (-t 2 on 300^3: 19 MB for 7 500 in flight; -t 1 on 120^3: 12 MB for 4 700), the
- * memory of tasks just freed not always reused at once; counted as 2.6. */
-#define SG_HANDLE_HOST_BYTES 21964.0
-#define SG_MPI_ENTRY_HOST_BYTES 233.0
-#define SG_TASK_HOST_BYTES 2600.0
 /* What a rank's first tasks allocate whatever the size: per CPU worker, OpenBLAS's packing
  * buffers and StarPU's per-worker state (1.7 MiB with 1 worker, 2.8 with 2: n = 2048, t =
  * 512), and with tiles crossing between ranks, Open MPI's shared-memory buffers (up to 3 MiB
@@ -310,26 +142,6 @@ static double c_blocks_held(int X, int Y, int lookahead)
 	return X * Y > 1 && lookahead > 0 ? 2 : 1;
 }
 
-int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char transB,
-                          const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
-                          const struct starpu_gemm_desc *C, const struct starpu_gemm_opts *opts_in)
-{
-	struct sg_problem pb;
-	int ret = sg_problem_make(&pb, transA, transB, A, B, C, opts_in ? opts_in->math : 0);
-	return ret ? ret : sg_plan_make(plan, &pb, opts_in);
-}
-
-int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
-                           int64_t M, int64_t N, int64_t K, int tile,
-                           const struct starpu_gemm_dist *dist, MPI_Comm comm,
-                           const struct starpu_gemm_opts *opts)
-{
-	struct sg_problem pb;
-	int ret = problem_of_sizes(&pb, prec, transA, transB, M, N, K, tile, dist, comm,
-	                           opts ? opts->math : 0);
-	return ret ? ret : sg_plan_make(plan, &pb, opts);
-}
-
 /* StarPU's host memory per registered tile (every rank registers every tile), and what the
  * allocation of a tile of tile_bytes adds to it: glibc maps a tile of 128 KiB or more on its
  * own, a page more (n = 4096, t = 512 on 1 rank: 0.8 MiB over 192 tiles). */
@@ -350,7 +162,7 @@ static double handles_at(const struct sg_problem *pb, int64_t t)
 /* The handles alone would take more than half of host memory: one line with the numbers and
  * the smallest tile whose handles take at most that half (none if no tile does). */
 static void refuse_handles(const struct sg_problem *pb, double handles, double handle_bytes,
-                           double tile_bytes, size_t host_mem)
+                           double tile_bytes, size_t host_mem, char *why, size_t whylen)
 {
 	double half = host_mem / 2.0, per_handle = handle_host_bytes(pb, tile_bytes);
 	int64_t hi = pb->M > pb->N ? pb->M : pb->N; /* one tile per matrix there */
@@ -366,9 +178,9 @@ static void refuse_handles(const struct sg_problem *pb, double handles, double h
 	char advice[96] = "no tile does";
 	if (handles_at(pb, hi) * per_handle <= half)
 		snprintf(advice, sizeof(advice), "use a tile of at least %lld (-t)", (long long)hi);
-	fprintf(stderr, "starpu_gemm: %.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
+	snprintf(why, whylen, "%.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
 	        "handles per rank (%.1f KB each), more than half of the %.1f GB of host memory per "
-	        "rank: %s\n", handles, pb->tile, pb->tile, (double)pb->Mt * pb->Nt * pb->Kt,
+	        "rank: %s", handles, pb->tile, pb->tile, (double)pb->Mt * pb->Nt * pb->Kt,
 	        handle_bytes / 1e9, per_handle / 1e3, host_mem / 1e9, advice);
 }
 
@@ -389,15 +201,11 @@ static double remote_tiles(const struct sg_problem *pb, double b, double c, int 
 /* Whether C stays in host memory (compute/c_home.h), as asked: it needs a beta that reads C,
  * some k to accumulate, and a CPU worker on every rank to add. Not under simulation: no model
  * of the adds there. */
-static void c_home_decide(struct starpu_gemm_plan *plan, const struct starpu_gemm_opts *opts,
-                          int cpu_workers, int Kt)
+static int c_home_decide(const struct starpu_gemm_opts *opts, const struct sg_resources *res,
+                         int Kt)
 {
-#ifdef STARPU_SIMGRID
-	(void)opts, (void)cpu_workers, (void)Kt;
-	plan->c_home = 0;
-#else
-	plan->c_home = opts->c_home > 0 && !opts->beta_zero && cpu_workers > 0 && Kt > 0;
-#endif
+	return opts->c_home > 0 && !opts->beta_zero && res->cpu_workers > 0 && Kt > 0 &&
+	       !res->simulated;
 }
 
 /* Rows or columns of the largest tile along a dimension of n elements. */
@@ -406,8 +214,9 @@ static double real_extent(int tile, int64_t n)
 	return n < tile ? (double)n : (double)tile;
 }
 
-int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem,
-                 const struct starpu_gemm_opts *opts_in)
+int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *problem,
+                    const struct sg_resources *res, const struct starpu_gemm_opts *opts_in,
+                    char *why, size_t whylen)
 {
 	const struct sg_problem pb = *problem;
 	struct starpu_gemm_opts opts;
@@ -416,8 +225,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	else
 		starpu_gemm_opts_init(&opts);
 	if (opts.b < 0 || opts.c < 0 || opts.d < 0 || opts.lookahead < -1) {
-		if (pb.rank == 0) /* once for the job: every rank refuses alike */
-			fprintf(stderr, "starpu_gemm: b, c, d and lookahead must not be negative\n");
+		snprintf(why, whylen, "b, c, d and lookahead must not be negative");
 		return -EINVAL;
 	}
 
@@ -430,18 +238,13 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->tile = pb.tile;
 	plan->throttled = !opts.no_throttle;
 
-	/* Every rank must walk the same blocks: agree on the smallest resources. */
-	int ngpus;
-	size_t measured_gpu_mem = gpu_memory(&ngpus);
-	size_t gpu_mem = opts.gpu_mem ? opts.gpu_mem : measured_gpu_mem;
-	size_t host_mem = opts.host_mem ? opts.host_mem : host_memory(pb.comm);
-	unsigned long long local[4] = { (unsigned long long)ngpus, gpu_mem, host_mem,
-	                                starpu_cpu_worker_get_count() }, agreed[4];
-	sg_allreduce(local, agreed, 4, sizeof(local[0]), MPI_UNSIGNED_LONG_LONG, MPI_MIN, pb.comm);
-	plan->G = (int)agreed[0];
-	plan->gpu_mem = agreed[1];
-	plan->host_mem = agreed[2];
-	c_home_decide(plan, &opts, (int)agreed[3], pb.Kt);
+	plan->beta_zero = opts.beta_zero != 0;
+	/* The resources every rank agreed on (compute/resources.h): every rank walks the same
+	 * blocks. */
+	plan->G = res->gpus;
+	plan->gpu_mem = res->gpu_mem;
+	plan->host_mem = res->host_mem;
+	plan->c_home = c_home_decide(&opts, res, pb.Kt);
 
 	/* Real tile shapes: a tile larger than the matrix (-t 16384 on 100 x 100) holds only the
 	 * matrix, and edge tiles are short. Memory is sized by the largest tile that exists,
@@ -472,8 +275,8 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
 	double handle_bytes = plan->handles * handle_host_bytes(&pb, tile_bytes);
 	if (handle_bytes > plan->host_mem / 2.0) {
-		if (pb.rank == 0) /* the memory was agreed on: every rank refuses alike */
-			refuse_handles(&pb, plan->handles, handle_bytes, tile_bytes, plan->host_mem);
+		refuse_handles(&pb, plan->handles, handle_bytes, tile_bytes, plan->host_mem, why,
+		               whylen);
 		return -ENOMEM;
 	}
 	host_tiles -= handle_bytes / tile_bytes;
@@ -509,11 +312,10 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 			break;
 	}
 	if (d < 1) {
-		if (pb.rank == 0)
-			fprintf(stderr, "starpu_gemm: one chunk does not fit: a %dx%d block of C with "
-			        "lookahead %d needs more than %.0f MB per GPU / %.0f MB of host memory "
-			        "(tile %d); use a smaller tile or force -b/-c\n", b, c, plan->lookahead,
-			        plan->gpu_mem / 1e6, plan->host_mem / 1e6, pb.tile);
+		snprintf(why, whylen, "one chunk does not fit: a %dx%d block of C with lookahead %d "
+		         "needs more than %.0f MB per GPU / %.0f MB of host memory (tile %d); use a "
+		         "smaller tile or force -b/-c", b, c, plan->lookahead, plan->gpu_mem / 1e6,
+		         plan->host_mem / 1e6, pb.tile);
 		return -ENOMEM;
 	}
 	plan->b = b;
@@ -539,7 +341,7 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	}
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
-	                   starpu_cpu_worker_get_count() * SG_WORKER_HOST_BYTES +
+	                   res->cpu_workers_max * SG_WORKER_HOST_BYTES +
 	                   (remote_in_flight > 0 ? SG_MPI_HOST_BYTES : 0);
 	/* C at home: a scratch tile's handle for each of the rank's C tiles (unregistered after
 	 * the product), and a host copy of every scratch tile of the blocks in flight: on CPU
@@ -573,38 +375,38 @@ int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *problem
 	return 0;
 }
 
-void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
+
+int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
+                     int beta_zero, char *why, size_t whylen)
 {
-	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid, %d GPU(s) per rank\n",
-	        pl->Mt, pl->Nt, pl->Kt, pl->tile, pl->P, pl->Q, pl->G);
-	const struct sg_precision *p = sg_precision(pl->prec);
-	if (p && p->letter != p->c_letter) /* the mixed precisions: two tile sizes */
-		fprintf(out, "plan: %cgemm (%s): A and B tiles %.1f MB, C tiles %.1f MB\n",
-		        p->letter, p->name, pl->ab_tile_bytes / 1e6, pl->c_tile_bytes / 1e6);
-	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
-	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
-	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
-	fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
-	        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
-	if (pl->c_home)
-		fprintf(out, "plan: C stays in host memory: the GEMM tasks accumulate alpha*op(A)*op(B) in "
-		        "scratch tiles, a CPU worker adds beta*C\n");
-	if (pl->G > 0)
-		fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
-		        pl->tiles_per_gpu, pl->remote_tiles_per_rank);
-	else
-		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
-		        pl->remote_tiles_per_rank);
-	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
-	        "handles (%.1f KB each, %.1f with StarPU-MPI's entry), at most %.0f tasks in flight "
-	        "(%.1f KB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
-	        (SG_HANDLE_HOST_BYTES + SG_MPI_ENTRY_HOST_BYTES) / 1e3, pl->tasks_in_flight,
-	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
-	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received %.3f GB\n",
-	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
-	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
-		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
-		        "host->GPU rate, %.3f GB / GPU->host rate)\n",
-		        pl->flops / (pl->P * pl->Q) / 1e12, pl->host_to_gpu_bytes / 1e9,
-		        pl->gpu_to_host_bytes / 1e9);
+	if (plan->Mt != pb->Mt || plan->Nt != pb->Nt || plan->Kt != pb->Kt ||
+	    plan->tile != pb->tile || plan->P != pb->P || plan->Q != pb->Q ||
+	    plan->prec != pb->prec) {
+		snprintf(why, whylen, "the plan given (opts.plan: %cgemm, %dx%dx%d tiles of %d on a "
+		         "%dx%d grid) was made for another problem (%cgemm, %dx%dx%d tiles of %d on a "
+		         "%dx%d grid)", plan->prec, plan->Mt, plan->Nt, plan->Kt, plan->tile, plan->P,
+		         plan->Q, pb->prec, pb->Mt, pb->Nt, pb->Kt, pb->tile, pb->P, pb->Q);
+		return -EINVAL;
+	}
+	if (plan->beta_zero != (beta_zero != 0)) {
+		snprintf(why, whylen, "the plan given (opts.plan) was made for beta %s 0 and the "
+		         "product's is%s 0: plan with opts.beta_zero = %d", plan->beta_zero ? "=" : "!=",
+		         beta_zero ? "" : " not", beta_zero != 0);
+		return -EINVAL;
+	}
+	int Mtl = sg_ceil_div(pb->Mt, pb->P), Ntl = sg_ceil_div(pb->Nt, pb->Q);
+	int walkable = plan->b >= 1 && plan->c >= 1 && plan->lookahead >= 0 &&
+	               (pb->Kt == 0 || (plan->d >= 1 && plan->d <= pb->Kt &&
+	                                plan->Z == sg_ceil_div(pb->Kt, plan->d))) &&
+	               plan->b <= Mtl && plan->c <= Ntl &&
+	               plan->X == sg_ceil_div(pb->Mt, plan->b * pb->P) &&
+	               plan->Y == sg_ceil_div(pb->Nt, plan->c * pb->Q) && plan->G >= 0;
+	if (!walkable) {
+		snprintf(why, whylen, "the plan given (opts.plan) cannot be walked: b=%d c=%d d=%d "
+		         "lookahead=%d X=%d Y=%d Z=%d for %dx%dx%d tiles on a %dx%d grid", plan->b,
+		         plan->c, plan->d, plan->lookahead, plan->X, plan->Y, plan->Z, pb->Mt, pb->Nt,
+		         pb->Kt, pb->P, pb->Q);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -24,9 +24,13 @@ int sg_problem_make(struct sg_problem *pb, char transA, char transB,
                     const struct starpu_gemm_desc *A, const struct starpu_gemm_desc *B,
                     const struct starpu_gemm_desc *C, int math);
 
-/* starpu_gemm_plan_make for a problem already made and checked (pgemm makes it once). */
-int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
-                 const struct starpu_gemm_opts *opts);
+/* The problem descriptors of these sizes would make (starpu_gemm_plan_sizes), checked as
+ * their constructors and sg_desc_conform check them, with nothing allocated. Returns 0 or
+ * -EINVAL with one line on stderr from rank 0. */
+int sg_problem_of_sizes(struct sg_problem *pb, char prec, char transA, char transB,
+                        int64_t M, int64_t N, int64_t K, int tile,
+                        const struct starpu_gemm_dist *dist, MPI_Comm comm, int math);
+
 
 /* Called on the submission thread before each task GEMM(i, j, k) is submitted, in the walk's
  * order (compute/walk.h): the one call on host arrays waits there until the tiles the task

@@ -19,7 +19,7 @@
 #endif
 #include "doors/pin.h"
 #include "doors/stage.h"
-#include "compute/problem.h"
+#include "compute/plan.h"
 #include "common/precision.h"
 
 /* One product at a time: each already uses every worker, and StarPU's start is not
@@ -31,17 +31,18 @@ static int verbose(void)
 	return sg_env_int(SG_ENV_GEMM_VERBOSE) > 0;
 }
 
-/* opts->tile, else STARPU_GEMM_TILE (the tests cut small matrices in many tiles), else the
- * library's default for the workers. */
+/* The plan's tile when the caller gave one, else the one tile rule with opts->tile, else
+ * STARPU_GEMM_TILE (the tests cut small matrices in many tiles), as the setting. */
 static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, int64_t n,
                      int64_t k, int ncuda)
 {
-	if (opts && opts->tile > 0)
-		return opts->tile;
+	if (opts && opts->plan)
+		return opts->plan->tile;
+	int setting = opts && opts->tile > 0 ? opts->tile : 0;
 	int64_t tile = sg_env_int(SG_ENV_GEMM_TILE);
-	if (tile > 0)
-		return (int)tile;
-	return starpu_gemm_default_tile_prec(prec, m, n, k, ncuda);
+	if (!setting && tile > 0)
+		setting = (int)tile;
+	return starpu_gemm_tile_rule(prec, m, n, k, ncuda, setting);
 }
 
 /* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does:
@@ -271,18 +272,33 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	struct operands *o = &f->o;
 	struct sg_task_hook hook = { sg_stage_before_task, &o->stager };
 	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;
-	if (staging) {
-		struct starpu_gemm_plan plan;
-		ret = starpu_gemm_plan_make(&plan, ta, tb, o->A, o->B, o->C, &opts);
-		if (!ret)
-			ret = sg_stage_start(&o->stager, &plan, ta, tb);
-		/* The walk must follow the order the copiers follow: the planner reads the free
-		 * memory each time, so it is given this plan's choices rather than asked again. */
-		opts.b = plan.b;
-		opts.c = plan.c;
-		opts.d = plan.d;
-		opts.lookahead = plan.lookahead;
+	/* One plan per panel, which the copiers and the walk both follow: the caller's when it
+	 * was made for this panel (the whole call in one panel), else made here once, with the
+	 * caller's plan's choices when it gave one. */
+	struct starpu_gemm_plan plan;
+	opts.beta_zero = sg_load(sg_precision_of_c(p), beta, 0) == 0;
+	const struct starpu_gemm_plan *given = opts.plan;
+	opts.plan = NULL;
+	struct sg_problem pb;
+	ret = sg_problem_make(&pb, ta, tb, o->A, o->B, o->C, opts.math);
+	if (!ret && given && !sg_plan_conforms(given, &pb, opts.beta_zero, NULL, 0)) {
+		plan = *given;
+	} else if (!ret) {
+		if (given) {
+			opts.b = given->b;
+			opts.c = given->c;
+			opts.d = given->d;
+			opts.lookahead = given->lookahead;
+			opts.host_mem = given->host_mem;
+			opts.gpu_mem = given->gpu_mem;
+			opts.c_home = given->c_home;
+			opts.no_throttle = !given->throttled;
+		}
+		ret = sg_plan_make(&plan, &pb, &opts);
 	}
+	opts.plan = &plan;
+	if (!ret && staging)
+		ret = sg_stage_start(&o->stager, &plan, ta, tb);
 	if (!ret)
 		ret = sg_pgemm_submit(ta, tb, alpha, o->A, o->B, beta, o->C, &opts,
 		                      staging ? &hook : NULL, &f->req);

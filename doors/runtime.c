@@ -11,8 +11,6 @@
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
-#include "common/env.h"
-#include "common/preflight.h"
 #include <starpu_gemm.h>
 #include "doors/runtime.h"
 #include "doors/stage.h"
@@ -22,9 +20,7 @@ static int started, ncuda, at_exit, stopped;
 static void stop_runtime(void)
 {
 	sg_stage_pool_drain(); /* pinned through StarPU: freed while it runs */
-	if (ncuda > 0)
-		starpu_cublas_shutdown();
-	starpu_shutdown();
+	starpu_gemm_runtime_stop();
 	stopped = 1;
 }
 
@@ -43,8 +39,7 @@ int sg_runtime_start(void)
 	if (starpu_is_initialized()) {
 		/* The application's StarPU: used as it is, and its to shut down. Our CUDA codelets
 		 * need cuBLAS on its workers, which it may not have initialised (no handle for
-		 * this thread then): measured on an H100, "cuBLAS gemm failed: the library was not
-		 * initialized". */
+		 * this thread then: "cuBLAS gemm failed: the library was not initialized"). */
 		started = 1;
 		ncuda = (int)starpu_cuda_worker_get_count();
 #ifdef STARPU_USE_CUDA
@@ -53,34 +48,16 @@ int sg_runtime_start(void)
 #endif
 		return ncuda;
 	}
-	/* StarPU aborts the application on a malformed STARPU_* variable or a broken
-	 * calibration directory: say so and fail this call instead. */
+	/* This process alone: no MPI (the one call needs none). */
 	char notice[512], err[512];
-	if (sg_preflight(notice, sizeof(notice), err, sizeof(err))) {
+	struct starpu_gemm_runtime want = { .mpi = 0, .together = MPI_COMM_NULL };
+	if (starpu_gemm_runtime_start(&want, notice, sizeof(notice), err, sizeof(err))) {
 		fprintf(stderr, "starpu_gemm: error: %s\n", err);
 		return -ENODEV;
 	}
 	if (notice[0])
 		fprintf(stderr, "starpu_gemm: notice: %s\n", notice);
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	starpu_gemm_conf_defaults(&conf, MPI_COMM_NULL, 0);
-	int ret = starpu_init(&conf);
-	if (ret != 0) {
-		fprintf(stderr, "starpu_gemm: StarPU could not start (%s)\n", strerror(-ret));
-		return -ENODEV;
-	}
-	if (starpu_worker_get_count() == 0) {
-		fprintf(stderr, "starpu_gemm: StarPU started no worker (STARPU_NCPU=%s, "
-		        "STARPU_NCUDA=%s)\n",
-		        sg_env_text(SG_ENV_NCPU) ? sg_env_text(SG_ENV_NCPU) : "unset",
-		        sg_env_text(SG_ENV_NCUDA) ? sg_env_text(SG_ENV_NCUDA) : "unset");
-		starpu_shutdown();
-		return -ENODEV;
-	}
 	ncuda = (int)starpu_cuda_worker_get_count();
-	if (ncuda > 0)
-		starpu_cublas_init();
 	started = 1;
 	if (!at_exit)
 		atexit(stop_runtime);

@@ -251,18 +251,6 @@ static int scale_c(const struct sg_pgemm_args *g, MPI_Comm comm, const char *sym
 	return ret;
 }
 
-/* The tile: the setting every rank agreed on, else by the workers and the smallest of M, N
- * and K; never more than the largest. */
-static int choose_tile(const struct sg_pgemm_args *g, int cuda_everywhere, int setting)
-{
-	int64_t smallest = g->m < g->n ? g->m : g->n, largest = g->m > g->n ? g->m : g->n;
-	smallest = smallest < g->k ? smallest : g->k;
-	largest = largest > g->k ? largest : g->k;
-	int tile = setting > 0 ? setting : starpu_gemm_default_tile(smallest, smallest, smallest,
-	                                                            cuda_everywhere);
-	return tile > largest ? (int)largest : tile;
-}
-
 /* Collective over the grid. 0 when the call was done here, else the caller hands it on. */
 static int door(const struct sg_pgemm_args *g, const char *symbol)
 {
@@ -287,7 +275,8 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	struct timings t;
 	int single = g->nprow * g->npcol == 1;
 	/* The one call picks its own tile for the workers unless the setting says. */
-	int tile = single ? all[2] : choose_tile(g, all[1], all[2]);
+	int tile = single ? all[2]
+	                  : starpu_gemm_tile_rule(g->prec, g->m, g->n, g->k, all[1], all[2]);
 	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, &t);
 	int rank;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));

@@ -12,7 +12,6 @@
 #include "doors/scalapack.h"
 #include "doors/runtime.h"
 #include "common/errors.h"
-#include "common/preflight.h"
 #include "common/env.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
@@ -22,9 +21,7 @@ static int stop_runtime(MPI_Comm comm, int keyval, void *value, void *extra)
 	if (runtime_state == 0) {
 		starpu_resume(); /* StarPU asserts that it is not shut down paused */
 		sg_scalapack_descs_drop();
-		if (starpu_cuda_worker_get_count() > 0)
-			starpu_cublas_shutdown();
-		starpu_mpi_shutdown();
+		starpu_gemm_runtime_stop();
 		runtime_state = -ESHUTDOWN;
 	}
 	return MPI_SUCCESS;
@@ -44,40 +41,20 @@ static int start_runtime(int speak)
 			        "to ScaLAPACK\n", provided);
 		return -EPROTONOSUPPORT;
 	}
-	/* StarPU aborts the application on a malformed STARPU_* variable or a broken
-	 * calibration directory. Collective like the start itself: every process checks before
-	 * any starts StarPU (so none repairs a file another's StarPU is writing), and all
-	 * agree. */
-	char notice[512], err[512] = "";
-	int bad = sg_preflight(notice, sizeof(notice), err, sizeof(err)) ? 1 : 0, any_bad;
-	SG_MPI_FATAL(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-	if (any_bad) {
-		if (speak || bad)
+	/* The application initialised MPI and will finalize it; every process of it starts
+	 * StarPU-MPI together, or none does. */
+	char notice[512], err[512];
+	struct starpu_gemm_runtime want = { .mpi = 1, .comm = MPI_COMM_WORLD,
+	                                    .together = MPI_COMM_WORLD };
+	int ret = starpu_gemm_runtime_start(&want, notice, sizeof(notice), err, sizeof(err));
+	if (ret) {
+		if (speak)
 			fprintf(stderr, "starpu_gemm_scalapack: warning: %s: p?gemm_ calls go to "
-			        "ScaLAPACK\n", bad ? err : "another process's environment is unusable");
-		return -EINVAL;
+			        "ScaLAPACK\n", err);
+		return ret;
 	}
 	if (notice[0] && speak)
 		fprintf(stderr, "starpu_gemm_scalapack: notice: %s\n", notice);
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	/* Not collective: this call need not be made by every process of MPI_COMM_WORLD. */
-	starpu_gemm_conf_defaults(&conf, MPI_COMM_NULL, 1);
-	/* 0: the application initialised MPI and will finalize it. */
-	int ret = starpu_mpi_init_conf(NULL, NULL, 0, MPI_COMM_WORLD, &conf);
-	if (ret != 0) {
-		fprintf(stderr, "starpu_gemm_scalapack: warning: starpu_mpi_init_conf failed (%s): "
-		        "p?gemm_ calls go to ScaLAPACK\n", strerror(-ret));
-		return ret;
-	}
-	if (starpu_cpu_worker_get_count() + starpu_cuda_worker_get_count() == 0) {
-		fprintf(stderr, "starpu_gemm_scalapack: warning: StarPU started no CPU and no CUDA "
-		        "worker (see STARPU_NCPU, STARPU_NCUDA): p?gemm_ calls go to ScaLAPACK\n");
-		starpu_mpi_shutdown();
-		return -ENODEV;
-	}
-	if (starpu_cuda_worker_get_count() > 0)
-		starpu_cublas_init();
 	/* Idle workers poll for tasks: paused, they sleep while the application computes
 	 * between calls, and while the matrices are redistributed. */
 	starpu_pause();

@@ -1,5 +1,3 @@
-#define _GNU_SOURCE
-#include <sched.h>
 /* starpu_gemm: mpirun -np R starpu_gemm [options] runs C = alpha*op(A)*op(B) + beta*C on
  * random matrices with starpu_gemm_pgemm, times it, optionally checks it, and reports.
  *
@@ -14,7 +12,6 @@
 #include <unistd.h>
 #include <cblas.h>
 #include "common/env.h"
-#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -55,22 +52,6 @@ static int agree_on_error(const char *error)
 	return say_first(error, "error");
 }
 
-/* Neither CPU nor CUDA workers: say which settings led there. */
-static void no_worker_error(char *err, size_t errlen)
-{
-	const char *ncpu = sg_env_text(SG_ENV_NCPU), *ncuda = sg_env_text(SG_ENV_NCUDA);
-	/* The usual cause on CPU nodes: mpirun bound each rank to one core, which StarPU-MPI's
-	 * progress thread takes, leaving none for a CPU worker. */
-	cpu_set_t bound;
-	int one_core = sched_getaffinity(0, sizeof(bound), &bound) == 0 && CPU_COUNT(&bound) == 1;
-	sg_driver_error(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
-	             "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)%s", ncpu ? ncpu : "unset",
-	             ncuda ? ncuda : "unset",
-	             ncuda && sg_env_int(SG_ENV_NCUDA) == 0 ? "" : ", no GPU found",
-	             one_core ? "; this rank is bound to one core, which StarPU-MPI's progress "
-	                        "thread takes: run mpirun with --bind-to none" : "");
-}
-
 /* One BLAS thread per call: every StarPU CPU worker already owns a core, and a threaded
  * OpenBLAS would start its own threads on all of them from each worker's tile GEMM, so n
  * workers would run n x n threads on n cores. This is the program's choice, made here and not
@@ -84,61 +65,25 @@ static void single_threaded_blas(void)
 #endif
 }
 
-/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves, plus cuBLAS on CUDA workers.
- * Returns 0, or a message in err: no StarPU, or nothing to run tasks on. */
-static int start_starpu(int *argc, char ***argv, int *started, char *err, size_t errlen)
-{
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	starpu_gemm_conf_defaults(&conf, MPI_COMM_WORLD, 1);
-	int ret = starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf);
-	*started = ret == 0;
-	if (ret == -ENODEV) {
-		no_worker_error(err, errlen);
-		return -1;
-	}
-	if (ret != 0) {
-		sg_driver_error(err, errlen, "starpu_mpi_init_conf failed: %s", strerror(-ret));
-		return -1;
-	}
-	unsigned ncpu = starpu_cpu_worker_get_count(), ncuda = starpu_cuda_worker_get_count();
-	if (ncpu + ncuda == 0) {
-		no_worker_error(err, errlen);
-		return -1;
-	}
-	if (ncuda > 0)
-		starpu_cublas_init();
-	return 0;
-}
-
 static void stop_starpu(void)
 {
-	if (starpu_cuda_worker_get_count() > 0)
-		starpu_cublas_shutdown();
 	/* StarPU-MPI dumps its statistics on stderr at shutdown, several lines per rank, once
 	 * they are on; we already reported them, so drop that dump unless the user asked for
 	 * it. Nothing else goes to /dev/null: the exit status still tells a failed shutdown. */
 	int saved_stderr = sg_traffic_stats_unasked() ? sg_stderr_mute() : -1;
-	starpu_mpi_shutdown();
+	starpu_gemm_runtime_stop();
 	sg_stderr_restore(saved_stderr);
 }
 
 /* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs. */
 static void settle_tile(struct sg_driver_options *opts)
 {
-	if (!opts->gemm.tile) {
-		int ncuda = (int)starpu_cuda_worker_get_count(), fewest;
+	int ncuda = (int)starpu_cuda_worker_get_count(), fewest = ncuda;
+	if (!opts->gemm.tile)
 		sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN,
 		                    MPI_COMM_WORLD);
-		opts->gemm.tile = starpu_gemm_default_tile_prec(opts->prec, opts->M, opts->N,
-		                                                 opts->K, fewest);
-	}
-	/* A tile larger than every dimension of this size holds the whole matrix: the same run
-	 * as a tile of its size, reported as such. */
-	int64_t largest = opts->M > opts->N ? opts->M : opts->N;
-	largest = largest > opts->K ? largest : opts->K;
-	if (opts->gemm.tile > largest)
-		opts->gemm.tile = (int)largest;
+	opts->gemm.tile = starpu_gemm_tile_rule(opts->prec, opts->M, opts->N, opts->K, fewest,
+	                                        opts->gemm.tile);
 }
 
 struct matrices {
@@ -248,20 +193,9 @@ static int64_t check_samples(const struct sg_driver_options *o)
 	return mnk <= (double)SG_DRIVER_FULL_CHECK_MAX_MNK ? 0 : SG_DRIVER_DEFAULT_SAMPLES;
 }
 
-/* Different choices, not the memory the choices were made for: available host memory
- * (MemAvailable) moves between two plans by a few pages, and the same plan printed twice is
- * noise. */
-static int plans_differ(const struct starpu_gemm_plan *a, const struct starpu_gemm_plan *b)
-{
-	struct starpu_gemm_plan x = *a, y = *b;
-	x.host_mem = y.host_mem = 0;
-	x.gpu_mem = y.gpu_mem = 0;
-	return memcmp(&x, &y, sizeof(x)) != 0;
-}
-
 /* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
 static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
-               struct matrices *m, struct sg_report *rep, struct starpu_gemm_plan *plan)
+               struct matrices *m, struct sg_report *rep)
 {
 	double alpha[2], beta[2]; /* room for a double complex */
 	sg_options_scalar(o->prec, o->alpha, alpha);
@@ -308,14 +242,6 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 			if (o->warmup > 1 && rank == 0 && !o->quiet && !o->csv)
 				printf("warm-up %d/%d: %.4f s\n", iter + o->warmup, o->warmup, seconds);
 			continue;
-		}
-		/* The plan printed first was made before the run: report the one it followed. */
-		if (plans_differ(&stats.plan, plan)) {
-			*plan = stats.plan;
-			if (rank == 0 && !o->csv) {
-				printf("the run followed another plan than the one printed:\n");
-				starpu_gemm_plan_print(stdout, plan);
-			}
 		}
 
 		struct sg_check_result check = { 0 };
@@ -405,20 +331,13 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 		return EXIT_OK;
 	}
 
-	/* The run follows the plan printed: the planner would otherwise read the host memory
-	 * again, less the matrices and handles now allocated, and could refuse the handles it
-	 * accepted (2 ranks, -t 4 on 1024^3: 4.4 GB of handles per rank, then "more than half of
-	 * the 7.9 GB" left). */
-	gemm_opts.b = plan.b;
-	gemm_opts.c = plan.c;
-	gemm_opts.d = plan.d;
-	gemm_opts.lookahead = plan.lookahead;
-	gemm_opts.host_mem = plan.host_mem;
-	gemm_opts.gpu_mem = plan.gpu_mem;
+	/* The run follows the plan printed, as it is: planning again would read the host
+	 * memory less the matrices and handles now allocated. */
+	gemm_opts.plan = &plan;
 	struct matrices m;
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
-	int status = run(opts, &gemm_opts, &m, &rep, &plan);
+	int status = run(opts, &gemm_opts, &m, &rep);
 	destroy_matrices(&m);
 	double peak, my_peak = sg_driver_peak_rss();
 	sg_driver_allreduce(&my_peak, &peak, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -478,28 +397,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "starpu_gemm: warning: MPI gives thread level %d, StarPU-MPI needs "
 		        "at least MPI_THREAD_SERIALIZED\n", provided);
 
-	/* Before StarPU reads its variables and its calibration directory: StarPU aborts on a
-	 * bad one. Every rank checks before any starts StarPU (the agreement is a barrier), so
-	 * no rank repairs a file another rank's StarPU is writing. */
-	char notice[512];
-	sg_preflight(notice, sizeof(notice), err, sizeof(err));
-#ifdef STARPU_SIMGRID
-	/* The simulated collectives need StarPU-MPI running: every simulated rank has the same
-	 * environment, so each decides alone and the first says it. */
-	if (rank == 0 && (*err || *notice))
-		fprintf(stderr, "starpu_gemm: %s: %s\n", *err ? "error" : "notice", *err ? err : notice);
-	if (*err) {
-		end_mpi();
-		return EXIT_BAD_INPUT;
-	}
-#else
-	if (agree_on_error(err)) {
-		end_mpi();
-		return EXIT_BAD_INPUT;
-	}
-	say_first(notice, "notice");
-#endif
-
 #ifdef STARPU_SIMGRID
 	/* StarPU+SimGrid charges each task its model's time and computes nothing. */
 	if (opts.check && rank == 0)
@@ -508,16 +405,20 @@ int main(int argc, char **argv)
 	opts.check = 0;
 #endif
 	single_threaded_blas();
-	MPI_Comm host = sg_driver_host_comm();
-	int started = 0;
-	start_starpu(&argc, &argv, &started, err, sizeof(err));
-	if (agree_on_error(err)) {
-		if (started)
-			stop_starpu();
-		sg_driver_host_comm_free(&host);
+	/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves; every rank starts, or
+	 * none does, and all say the same. */
+	char notice[512];
+	struct starpu_gemm_runtime want = { .mpi = 1, .comm = MPI_COMM_WORLD,
+	                                    .together = MPI_COMM_WORLD, .argc = &argc,
+	                                    .argv = &argv };
+	if (starpu_gemm_runtime_start(&want, notice, sizeof(notice), err, sizeof(err))) {
+		if (rank == 0)
+			fprintf(stderr, "starpu_gemm: error: %s\n", err);
 		end_mpi();
 		return EXIT_BAD_INPUT;
 	}
+	say_first(notice, "notice");
+	MPI_Comm host = sg_driver_host_comm();
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
 	 * size that fails is reported and the next one still runs; the worst status is kept. */
 	int status = EXIT_OK;

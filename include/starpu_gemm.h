@@ -108,6 +108,33 @@ double starpu_gemm_host_memory(int ranks_on_node, const char **source);
  * Returns 0. */
 int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi);
 
+/* What a program needs of StarPU, for starpu_gemm_runtime_start. */
+struct starpu_gemm_runtime {
+	int mpi;             /* 1: StarPU-MPI on comm (starpu_mpi_init_conf; MPI initialised by
+	                      * the caller, and finalised by it after the stop); 0: StarPU alone */
+	MPI_Comm comm;       /* mpi: StarPU-MPI's communicator (MPI_COMM_WORLD, usually) */
+	MPI_Comm together;   /* the processes that call this together (collective over it): the
+	                      * environment's check and the start are agreed, so that all start or
+	                      * none does, and the node's cores are split exactly
+	                      * (starpu_gemm_conf_defaults); MPI_COMM_NULL: this process alone */
+	int *argc;           /* mpi: passed to starpu_mpi_init_conf (may be NULL) */
+	char ***argv;
+};
+
+/* Start StarPU the way the driver and the doors do: the STARPU_* and STARPU_GEMM_* variables
+ * and StarPU's calibration directory checked first (StarPU aborts the process on a malformed
+ * one; an unusable directory is replaced by a private one, said in notice), the library's
+ * defaults (starpu_gemm_conf_defaults), StarPU or StarPU-MPI, at least one worker, and cuBLAS
+ * on the CUDA workers. Returns 0 (notice may hold one line to show), or a negative errno with
+ * one sentence in err and StarPU not running: -EINVAL (the environment), -ENODEV (no
+ * worker), -EALREADY (StarPU runs already), or StarPU's own code. With together, every
+ * process of it returns the same code. */
+int starpu_gemm_runtime_start(const struct starpu_gemm_runtime *want, char *notice,
+                              size_t noticelen, char *err, size_t errlen);
+/* Stop what starpu_gemm_runtime_start started (cuBLAS, then StarPU or StarPU-MPI); nothing
+ * when it started nothing. */
+void starpu_gemm_runtime_stop(void);
+
 /* ------------------------------------------------------------------------------------------
  * Tiled, distributed matrices (distrib/)
  * ------------------------------------------------------------------------------------------ */
@@ -216,6 +243,8 @@ int starpu_gemm_desc_gather(struct starpu_gemm_desc *desc, void *dst, int root);
  * accumulation; CPU workers run a plain sgemm). Other precisions take only the default. */
 enum starpu_gemm_math { STARPU_GEMM_MATH_DEFAULT = 0, STARPU_GEMM_MATH_TF32 = 1 };
 
+struct starpu_gemm_plan;
+
 /* Caller's choices. Initialise with starpu_gemm_opts_init(): every field is then automatic
  * (0, or -1 for lookahead, whose 0 is a valid choice: no chunk in flight beyond the current). */
 struct starpu_gemm_opts {
@@ -238,6 +267,13 @@ struct starpu_gemm_opts {
 	                    * worker adds to beta*C; saves a third of a DGEMM's host->GPU bytes
 	                    * (half of a BF16 one's). 0 (default): C is loaded onto the GPUs and
 	                    * updated there. With GPUs, they run every GEMM task either way. */
+	const struct starpu_gemm_plan *plan; /* NULL (default): the product plans itself. Else
+	                    * the plan to follow as it is (from starpu_gemm_plan_sizes or
+	                    * starpu_gemm_plan_make with the same problem and beta_zero), never
+	                    * made again: the product only checks that it was made for this
+	                    * problem (-EINVAL otherwise), and then needs no collective to plan.
+	                    * b, c, d, lookahead, host_mem, gpu_mem, no_throttle and c_home are
+	                    * then the plan's; the other fields still apply. */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -250,6 +286,11 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
  * single complex, bfloat16 and half take 4096 when m, n and k each hold 4 such tiles, and
  * bfloat16 and half ('b', 'h') 8192 when they hold 8 such tiles. */
 int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda);
+/* The one tile rule the driver and the doors cut a product by: setting when > 0 (the caller's
+ * -t, opts.tile, STARPU_GEMM_TILE...), else starpu_gemm_default_tile_prec(prec, ...) with
+ * ncuda the fewest CUDA workers of any rank; never larger than the largest of m, n and k (a
+ * tile larger than every dimension holds the whole matrix: the same run). */
+int starpu_gemm_tile_rule(char prec, int64_t m, int64_t n, int64_t k, int ncuda, int setting);
 
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
 struct starpu_gemm_plan {
@@ -278,6 +319,7 @@ struct starpu_gemm_plan {
 	int c_home;                   /* 1: C stays in host memory (opts.c_home): only the last
 	                               * shell's C tiles are loaded to a GPU, a CPU worker adds the
 	                               * GPUs' alpha*op(A)*op(B) to beta*C */
+	int beta_zero;                /* made for a product whose beta is 0 (opts.beta_zero) */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
@@ -292,11 +334,11 @@ int starpu_gemm_plan_make(struct starpu_gemm_plan *plan, char transA, char trans
  * starpu_gemm_prec_of_c(prec)) holding op(A) M x K, op(B) K x N and C M x N, cut in tile x
  * tile tiles and distributed by dist over comm (or STARPU_GEMM_COMM_LOCAL). Nothing is
  * allocated or registered, so it costs the same at any size: plan first, refuse what does
- * not fit, then create the descriptors and pass the plan's b, c, d and lookahead, and its
- * host_mem and gpu_mem, as options to the product so that it follows this plan (the product
- * would otherwise read the host's memory again, less the matrices just allocated, and could
- * refuse tiny tiles the plan accepted: the driver does this). StarPU must be running (the
- * plan reads its GPUs). Collective over comm. Returns 0, or -EINVAL (arguments a descriptor or the
+ * not fit, then create the descriptors and pass the plan as opts.plan to the product, which
+ * follows it as it is (planning again would read the host's memory less the matrices just
+ * allocated, and could refuse tiny tiles the plan accepted: the driver does this). Set
+ * opts.beta_zero to what the product's beta will be. StarPU must be running (the plan reads
+ * its GPUs). Collective over comm. Returns 0, or -EINVAL (arguments a descriptor or the
  * product would refuse), -ENOMEM as starpu_gemm_plan_make. */
 int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA, char transB,
                            int64_t M, int64_t N, int64_t K, int tile,

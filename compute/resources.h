@@ -1,0 +1,25 @@
+/* What a product may use, measured on each rank and agreed by all of them in one collective,
+ * so that every rank plans (compute/plan.h) and walks the same blocks and chunks. */
+#ifndef SG_RESOURCES_H
+#define SG_RESOURCES_H
+
+#include <stddef.h>
+#include <starpu_gemm.h>
+
+struct sg_resources {
+	int gpus;            /* GPUs (CUDA memory nodes) per rank: the fewest of any rank */
+	size_t gpu_mem;      /* bytes one GPU may hold: opts->gpu_mem, else the smallest GPU */
+	size_t host_mem;     /* bytes of host memory per rank: opts->host_mem, else the smallest
+	                      * share (STARPU_LIMIT_CPU_MEM, or MemAvailable over the node's ranks) */
+	int cpu_workers;     /* CPU workers per rank: the fewest (C at home needs one everywhere) */
+	int cpu_workers_max; /* the most: what the host memory bound counts per rank */
+	int simulated;       /* StarPU+SimGrid: tasks are charged their model's time */
+};
+
+/* Collective over comm (STARPU_GEMM_COMM_LOCAL: this process alone, no MPI): this rank's
+ * resources, as StarPU reports them unless opts (may be NULL) gives the memory sizes, agreed
+ * in one MPI_Allreduce. StarPU must be running. */
+void sg_resources_agree(struct sg_resources *res, const struct starpu_gemm_opts *opts,
+                        MPI_Comm comm);
+
+#endif

@@ -1,0 +1,176 @@
+/* compute/plan.h: the pure planner on a table of (problem, resources, options) -> (b, c, d,
+ * lookahead, regime, predicted bytes), the paper's regimes of Equation (1) among them, and
+ * the refusals; then sg_plan_conforms on a plan and on problems it was not made for. Needs
+ * neither MPI nor StarPU: nothing is started. SG_TEST_PLAN_PRINT=1 prints each row as the
+ * planner computes it (to add rows). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compute/plan.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+struct row {
+	const char *name;
+	char prec;                 /* the kernel's letter */
+	int64_t M, N, K;
+	int tile, P, Q;
+	int gpus;                  /* per rank */
+	double gpu_gib, host_gib;  /* per GPU, per rank */
+	int cpu_workers;
+	int b, c, d, lookahead, no_throttle, beta_zero, c_home; /* forced options */
+	/* expected */
+	int ret;
+	int eb, ec, ed, el;
+	const char *regime;
+	double h2d_gib, mpi_gib;   /* per rank */
+};
+
+/* Options: b c d lookahead no_throttle beta_zero c_home */
+#define AUTO 0, 0, 0, -1, 0, 0, 0
+static const struct row rows[] = {
+	/* One GPU per rank, everything fits: regime a (A and B loaded once). */
+	{ "d 1 GPU n=32768", 'd', 32768, 32768, 32768, 4096, 1, 1, 1, 80, 100, 1, AUTO,
+	  0, 8, 8, 8, 1, "a", 24.000, 0.000 },
+	/* Capped GPU memory: A read again for every block column (regime b). */
+	{ "d 1 GPU n=32768 8 GiB", 'd', 32768, 32768, 32768, 4096, 1, 1, 1, 8, 100, 1, AUTO,
+	  0, 4, 4, 1, 2, "b", 32.000, 0.000 },
+	{ "d 1 GPU n=65536 16 GiB", 'd', 65536, 65536, 65536, 4096, 1, 1, 1, 16, 400, 1, AUTO,
+	  0, 4, 6, 2, 2, "b", 160.000, 0.000 },
+	/* BF16 n = 65536 capped at 16 GiB: b = c = 4, d = 2, 40 GiB loaded (measured so). */
+	{ "b 1 GPU n=65536 16 GiB", 'b', 65536, 65536, 65536, 8192, 1, 1, 1, 16, 400, 1, AUTO,
+	  0, 4, 4, 2, 2, "b", 40.000, 0.000 },
+	/* One block of all of C that does not fit beside its chunks: regime c1, X = Y = 1, so A,
+	 * B and C each cross once: 3 x 64 tiles of 32 MiB. */
+	{ "d 1 GPU forced whole C 4 GiB", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 4, 100, 1,
+	  8, 8, 0, -1, 0, 0, 0, 0, 8, 8, 1, 1, "c1", 6.000, 0.000 },
+	/* Four GPUs of one rank (each loads all of A), and a 2x2 grid of one GPU each. */
+	{ "d 4 GPUs n=65536", 'd', 65536, 65536, 65536, 4096, 1, 1, 4, 140, 480, 1, AUTO,
+	  0, 16, 16, 16, 1, "a", 192.000, 0.000 },
+	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
+	  0, 8, 8, 14, 1, "a", 40.000, 16.000 },
+	/* beta = 0: no C loaded; C at home: only the last shell's. */
+	{ "d 1 GPU n=16384 beta=0", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 80, 100, 1,
+	  0, 0, 0, -1, 0, 1, 0, 0, 8, 8, 8, 1, "a", 4.000, 0.000 },
+	{ "d 1 GPU n=16384 C home", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 80, 100, 1,
+	  0, 0, 0, -1, 0, 0, 1, 0, 8, 8, 8, 1, "a", 4.469, 0.000 },
+	/* CPU ranks: no GPU, regime c1, remote tiles over MPI. */
+	{ "d CPU 1 rank n=4096", 'd', 4096, 4096, 4096, 512, 1, 1, 0, 0, 8, 2, AUTO,
+	  0, 8, 8, 8, 1, "c1", 0.000, 0.000 },
+	{ "d CPU 1x2 ranks n=4096", 'd', 4096, 4096, 4096, 512, 1, 2, 0, 0, 8, 1, AUTO,
+	  0, 8, 4, 8, 1, "c1", 0.000, 0.0625 },
+	{ "z CPU 2x2 ranks n=2048 no throttle", 'z', 2048, 2048, 2048, 256, 2, 2, 0, 0, 8, 1,
+	  0, 0, 0, -1, 1, 0, 0, 0, 4, 4, 8, 1, "c1", 0.000, 0.03125 },
+	/* Forced values are kept; a forced lookahead beyond Kt - 1 is clamped. */
+	{ "d 1 GPU forced b=2 c=3 l=0", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 80, 100, 1,
+	  2, 3, 0, 0, 0, 0, 0, 0, 2, 3, 8, 0, "a", 6.000, 0.000 },
+	{ "d 1 GPU forced l=50", 'd', 8192, 8192, 8192, 2048, 1, 1, 1, 80, 100, 1,
+	  0, 0, 0, 50, 0, 0, 0, 0, 4, 4, 4, 3, "a", 1.500, 0.000 },
+	/* Refusals: handles beyond half the host memory; one chunk beyond a GPU; negatives. */
+	{ "refuse handles", 'd', 20000, 20000, 20000, 16, 1, 1, 0, 0, 8, 2, AUTO,
+	  -ENOMEM, 0, 0, 0, 0, NULL, 0, 0 },
+	{ "refuse chunk", 'd', 65536, 65536, 65536, 16384, 1, 1, 1, 2, 100, 1, AUTO,
+	  -ENOMEM, 0, 0, 0, 0, NULL, 0, 0 },
+	{ "refuse negative", 'd', 4096, 4096, 4096, 512, 1, 1, 0, 0, 8, 2,
+	  -1, 0, 0, -1, 0, 0, 0, -EINVAL, 0, 0, 0, 0, NULL, 0, 0 },
+};
+
+static struct sg_problem problem_of(const struct row *r)
+{
+	struct sg_problem pb = { .prec = r->prec, .transA = 'N', .transB = 'N', .M = r->M,
+	                         .N = r->N, .K = r->K, .tile = r->tile, .P = r->P, .Q = r->Q,
+	                         .comm = STARPU_GEMM_COMM_LOCAL, .local = r->P * r->Q == 1 };
+	pb.Mt = (int)((r->M + r->tile - 1) / r->tile);
+	pb.Nt = (int)((r->N + r->tile - 1) / r->tile);
+	pb.Kt = (int)((r->K + r->tile - 1) / r->tile);
+	return pb;
+}
+
+static int plan_row(const struct row *r, struct starpu_gemm_plan *plan, char *why,
+                    size_t whylen)
+{
+	struct sg_problem pb = problem_of(r);
+	struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
+	                            .host_mem = (size_t)(r->host_gib * GiB),
+	                            .cpu_workers = r->cpu_workers,
+	                            .cpu_workers_max = r->cpu_workers };
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.b = r->b;
+	opts.c = r->c;
+	opts.d = r->d;
+	opts.lookahead = r->lookahead;
+	opts.no_throttle = r->no_throttle;
+	opts.beta_zero = r->beta_zero;
+	opts.c_home = r->c_home;
+	return sg_plan_compute(plan, &pb, &res, &opts, why, whylen);
+}
+
+/* A plan conforms to its own problem and beta, and to no other. */
+static int check_conformance(void)
+{
+	const struct row *r = &rows[0];
+	struct starpu_gemm_plan plan;
+	char why[512];
+	plan_row(r, &plan, why, sizeof(why));
+	struct sg_problem pb = problem_of(r), other = pb;
+	struct {
+		const char *name;
+		int ret;
+	} cases[5];
+	cases[0].name = "its own problem";
+	cases[0].ret = sg_plan_conforms(&plan, &pb, 0, why, sizeof(why));
+	cases[1].name = "another beta";
+	cases[1].ret = !sg_plan_conforms(&plan, &pb, 1, why, sizeof(why));
+	other.Kt++;
+	cases[2].name = "another K";
+	cases[2].ret = !sg_plan_conforms(&plan, &other, 0, why, sizeof(why));
+	other = pb;
+	other.prec = 's';
+	cases[3].name = "another precision";
+	cases[3].ret = !sg_plan_conforms(&plan, &other, 0, why, sizeof(why));
+	struct starpu_gemm_plan broken = plan;
+	broken.d = 0;
+	cases[4].name = "a plan with d = 0";
+	cases[4].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
+	int failures = 0;
+	for (int c = 0; c < 5; c++) {
+		printf("%s conformance: %s\n", cases[c].ret ? "FAIL" : "PASS", cases[c].name);
+		failures += cases[c].ret != 0;
+	}
+	return failures;
+}
+
+int main(void)
+{
+	int failures = 0, print = getenv("SG_TEST_PLAN_PRINT") != NULL;
+	for (size_t n = 0; n < sizeof(rows) / sizeof(rows[0]); n++) {
+		const struct row *r = &rows[n];
+		struct starpu_gemm_plan plan, again;
+		char why[512] = "", why2[512] = "";
+		int ret = plan_row(r, &plan, why, sizeof(why));
+		/* Pure: the same inputs, the same plan, byte for byte. */
+		int ret2 = plan_row(r, &again, why2, sizeof(why2));
+		double h2d = plan.host_to_gpu_bytes / GiB, mpi = plan.mpi_recv_bytes / GiB;
+		if (print)
+			printf("%-36s ret %d b=%d c=%d d=%d l=%d regime %s h2d %.3f GiB mpi %.3f GiB%s%s\n",
+			       r->name, ret, plan.b, plan.c, plan.d, plan.lookahead, plan.regime, h2d,
+			       mpi, *why ? ": " : "", why);
+		int ok = ret == r->ret && ret2 == ret && strcmp(why, why2) == 0 &&
+		         (ret || memcmp(&plan, &again, sizeof(plan)) == 0);
+		if (ok && ret)
+			ok = *why != 0; /* a refusal always says why */
+		if (ok && !ret)
+			ok = plan.b == r->eb && plan.c == r->ec && plan.d == r->ed &&
+			     plan.lookahead == r->el && strcmp(plan.regime, r->regime) == 0 &&
+			     fabs(h2d - r->h2d_gib) < 5e-4 && fabs(mpi - r->mpi_gib) < 5e-4;
+		printf("%s %s: ret %d b=%d c=%d d=%d lookahead=%d regime %s host->GPU %.3f GiB MPI "
+		       "%.3f GiB%s%s\n", ok ? "PASS" : "FAIL", r->name, ret, plan.b, plan.c, plan.d,
+		       plan.lookahead, ret ? "-" : plan.regime, h2d, mpi, *why ? ": " : "", why);
+		failures += !ok;
+	}
+	failures += check_conformance();
+	return failures ? 1 : 0;
+}
