@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "common/env.h"
 
 static double meminfo_available(const char **source)
 {
@@ -26,10 +27,10 @@ static double meminfo_available(const char **source)
 double starpu_gemm_host_memory(int ranks_on_node, const char **source)
 {
 	const char *unused, **src = source ? source : &unused;
-	const char *limit = getenv("STARPU_LIMIT_CPU_MEM");
-	if (limit && atof(limit) > 0) {
+	double limit = sg_env_real(SG_ENV_LIMIT_CPU_MEM);
+	if (limit > 0) {
 		*src = "STARPU_LIMIT_CPU_MEM";
-		return atof(limit) * 1024.0 * 1024.0;
+		return limit * 1024.0 * 1024.0;
 	}
 	return meminfo_available(src) / (ranks_on_node > 0 ? ranks_on_node : 1);
 }

@@ -9,6 +9,7 @@
 #include <starpu_mpi.h>
 #include <starpu_gemm.h>
 #include <starpu_config.h>
+#include "common/env.h"
 #include "common/node_conf.h"
 #include "common/comm.h"
 #ifdef STARPU_USE_CUDA
@@ -22,22 +23,16 @@
 /* Without GPUs: first or tied first at every tile size in bench/cpu.sh --sweep (bench/README.md). */
 #define SG_CPU_SCHED "lws"
 
-static int env_set(const char *name)
-{
-	const char *value = getenv(name);
-	return value && *value;
-}
-
 /* The GPUs this process's StarPU will drive: STARPU_NCUDA's, at most the visible ones. */
 static int gpus_used(void)
 {
 #ifdef STARPU_USE_CUDA
-	const char *want = getenv("STARPU_NCUDA");
+	int64_t want = sg_env_is_set(SG_ENV_NCUDA) ? sg_env_int(SG_ENV_NCUDA) : -1;
 	int devices = 0;
 	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 0)
 		return 0;
-	if (want && *want && atoi(want) >= 0 && atoi(want) < devices)
-		return atoi(want);
+	if (want >= 0 && want < devices)
+		return (int)want;
 	return devices;
 #else
 	return 0;
@@ -76,12 +71,14 @@ int sg_helper_cpus(int *cpus, int max)
 	return n;
 }
 
-/* The first integer among the variables named, or fallback. */
+/* The first integer among the launcher's variables named (outside the table), or fallback. */
 static int env_int(const char *const *names, int fallback)
 {
-	for (; *names; names++)
-		if (env_set(*names))
-			return atoi(getenv(*names));
+	for (; *names; names++) {
+		const char *value = sg_env_outside(*names);
+		if (value && *value)
+			return atoi(value);
+	}
 	return fallback;
 }
 
@@ -189,9 +186,8 @@ static void node_cpus(hwloc_topology_t topology, cpu_set_t *all)
  * nothing to share), or 0 where the user placed the threads or the cores are unknown. */
 static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 {
-	const char *getbind = getenv("STARPU_WORKERS_GETBIND");
-	if (env_set("STARPU_WORKERS_CPUID") || env_set("STARPU_WORKERS_COREID") ||
-	    (getbind && atoi(getbind) == 0))
+	if (sg_env_is_set(SG_ENV_WORKERS_CPUID) || sg_env_is_set(SG_ENV_WORKERS_COREID) ||
+	    (sg_env_text(SG_ENV_WORKERS_GETBIND) && sg_env_int(SG_ENV_WORKERS_GETBIND) == 0))
 		return 0;
 	cpu_set_t mine, all;
 	if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
@@ -261,7 +257,7 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 {
 	int gpus = gpus_used(), gpu = gpus > 0;
 	share_count = 0; /* a share of an earlier start of StarPU is not this one's */
-	if (!env_set("STARPU_SCHED"))
+	if (!sg_env_is_set(SG_ENV_SCHED))
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
 #ifdef STARPU_SIMGRID
 	/* Simulated CPUs: nothing to bind, and the application's collectives are not delivered
@@ -273,7 +269,7 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 #endif
 	if (cores == 0)
 		return 0;
-	if (env_set("STARPU_NCPU"))
+	if (sg_env_is_set(SG_ENV_NCPU))
 		return 0;
 	if (gpu) {
 		/* One CPU worker where a core is left once each GPU's thread and StarPU-MPI's have
@@ -282,8 +278,10 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 		return 0;
 	}
 	/* STARPU_RESERVE_NCPU, when set, StarPU still takes off what we set. */
-	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 && !env_set("STARPU_RESERVE_NCPU") &&
-	              !env_set("STARPU_MPI_THREAD_CPUID") && !env_set("STARPU_MPI_THREAD_COREID");
+	int reserve = mpi && cores > 1 && job_ranks(comm) > 1 &&
+	              !sg_env_is_set(SG_ENV_RESERVE_NCPU) &&
+	              !sg_env_is_set(SG_ENV_MPI_THREAD_CPUID) &&
+	              !sg_env_is_set(SG_ENV_MPI_THREAD_COREID);
 	conf->ncpus = cores - reserve;
 	/* Quiet defaults (each unless the user set it). With every core a worker, StarPU-MPI
 	 * binds its thread to a worker's core and warns so in 3 lines per rank: it floats

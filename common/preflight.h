@@ -7,11 +7,7 @@
 #define SG_PREFLIGHT_H
 
 #include <stddef.h>
-
-/* Every STARPU_* variable the project documents, reads or relies on, and every
- * STARPU_GEMM_* one. Returns 0, or -1 with one sentence in err naming the first bad variable,
- * its value (non-printable bytes escaped) and what it must be. */
-int sg_env_check(char *err, size_t errlen);
+#include "common/env.h" /* sg_env_check, sg_printable */
 
 /* StarPU's calibration directory ($STARPU_PERF_MODEL_DIR, else .starpu/sampling under
  * $XDG_CACHE_HOME, $STARPU_HOME or $HOME, StarPU's order): made if missing, probed for
@@ -26,9 +22,5 @@ int sg_starpu_home_prepare(char *notice, size_t noticelen, char *err, size_t err
 
 /* Both, in that order: what the driver and the doors call before starting StarPU. */
 int sg_preflight(char *notice, size_t noticelen, char *err, size_t errlen);
-
-/* text with every byte outside printable ASCII written \xNN, truncated to fit out (len
- * bytes); returns out. For echoing user input in messages. */
-const char *sg_printable(const char *text, char *out, size_t len);
 
 #endif

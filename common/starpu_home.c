@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/env.h"
 #include "common/preflight.h"
 
 #define PATH_BYTES 4096
@@ -33,15 +34,16 @@ static int join(char *out, const char *dir, const char *name)
  * _starpu_get_home_path; src/core/perfmodel/perfmodel.c). */
 static void sampling_dir(char *dir)
 {
-	const char *model_dir = getenv("STARPU_PERF_MODEL_DIR");
+	const char *model_dir = sg_env_text(SG_ENV_PERF_MODEL_DIR);
 	if (model_dir && *model_dir) {
 		snprintf(dir, PATH_BYTES, "%s", model_dir);
 		return;
 	}
 	const char *names[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
 	const char *home = NULL;
+	/* As StarPU sees them, set but empty included: outside the table. */
 	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]) && !home; n++)
-		home = getenv(names[n]);
+		home = sg_env_outside(names[n]);
 	if (join(dir, home ? home : "/tmp", ".starpu/sampling"))
 		dir[0] = '\0'; /* too long for us: make_path fails on it and says so */
 }
@@ -242,7 +244,7 @@ int sg_starpu_home_prepare(char *notice, size_t noticelen, char *err, size_t err
 		return 0;
 	}
 
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = sg_env_outside("TMPDIR");
 	snprintf(private_home, sizeof(private_home), "%s/starpu_gemm-home-XXXXXX",
 	         tmp && *tmp ? tmp : "/tmp");
 	char sampling[PATH_BYTES];

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "starpu_gemm.h"
+#include "common/env.h"
 
 /* The documented default threshold on a node with a GPU: 1024^3, where a DGEMM takes tens of
  * milliseconds on a CPU, well above StarPU's per-call cost of starting tasks and pinning. */
@@ -138,20 +139,12 @@ static void resolve(void)
 		precisions[p].next_fortran = (fortran_gemm_fn)next_symbol(precisions[p].fortran_symbol);
 		precisions[p].next_cblas_fn = next_symbol(precisions[p].cblas_symbol);
 	}
-	const char *env = getenv("STARPU_GEMM_BLAS_THRESHOLD");
-	threshold = node_has_gpu() ? DEFAULT_THRESHOLD : -1;
-	if (env && *env) {
-		char *end;
-		long long value = strtoll(env, &end, 10);
-		if (*end || value < 0)
-			fprintf(stderr, "starpu_gemm_blas: STARPU_GEMM_BLAS_THRESHOLD=%s is not a "
-			        "count of multiply-adds (an integer >= 0); ignored\n", env);
-		else
-			threshold = value;
-	}
+	/* -1 when unset or not a count (the getter says so) */
+	threshold = sg_env_int(SG_ENV_GEMM_BLAS_THRESHOLD);
+	if (threshold < 0)
+		threshold = node_has_gpu() ? DEFAULT_THRESHOLD : -1;
 	/* The same switch as starpu_gemm_gemm's per-call lines. */
-	env = getenv("STARPU_GEMM_VERBOSE");
-	verbose = env && atoi(env) > 0;
+	verbose = sg_env_int(SG_ENV_GEMM_VERBOSE) > 0;
 	if (verbose)
 		atexit(report_counts);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/env.h"
 #include "common/threads.h"
 #include "doors/runtime.h"
 #include <starpu_gemm.h>
@@ -27,8 +28,7 @@ static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int verbose(void)
 {
-	const char *v = getenv("STARPU_GEMM_VERBOSE");
-	return v && atoi(v) > 0;
+	return sg_env_int(SG_ENV_GEMM_VERBOSE) > 0;
 }
 
 /* The plan's tile when the caller gave one, else the one tile rule with opts->tile, else
@@ -39,9 +39,9 @@ static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, 
 	if (opts && opts->plan)
 		return opts->plan->tile;
 	int setting = opts && opts->tile > 0 ? opts->tile : 0;
-	const char *tile = getenv("STARPU_GEMM_TILE");
-	if (!setting && tile && atoi(tile) > 0)
-		setting = atoi(tile);
+	int64_t tile = sg_env_int(SG_ENV_GEMM_TILE);
+	if (!setting && tile > 0)
+		setting = (int)tile;
 	return starpu_gemm_tile_rule(prec, m, n, k, ncuda, setting);
 }
 
@@ -148,11 +148,11 @@ static void stager_init(struct sg_stager *st, const struct sg_precision *p, char
                         const struct panel *pn, int tile, int stage, int shared_A)
 {
 	int64_t m = pn->m, n = pn->n, k = pn->k;
-	const char *threads = getenv("STARPU_GEMM_STAGE_THREADS");
+	int64_t threads = sg_env_int(SG_ENV_GEMM_STAGE_THREADS);
 	/* 16 copiers ran the n = 32768 DGEMM 5% faster than 8 on a 16-core H100 node (the GPU's
 	 * copies share the host's memory bandwidth with them). */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	st->threads = threads && atoi(threads) > 0 ? atoi(threads) : cores < 16 ? (int)cores : 16;
+	st->threads = threads > 0 ? (int)threads : cores < 16 ? (int)cores : 16;
 	/* A leading dimension above INT_MAX cannot be registered in place (StarPU's is 32 bits,
 	 * the kernels' an int): such an operand is staged in every mode. A shared by later
 	 * panels is the first panel's: in place for them, and staged already. */

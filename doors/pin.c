@@ -3,17 +3,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
+#include "common/env.h"
 #include "common/threads.h"
 #include "doors/pin.h"
 
 enum sg_pin_mode sg_pin_mode(void)
 {
-	const char *mode = getenv("STARPU_GEMM_PIN");
-	if (mode && !strcmp(mode, "all"))
+	const char *mode = sg_env_choice(SG_ENV_GEMM_PIN);
+	if (!strcmp(mode, "all"))
 		return SG_PIN_ALL;
-	if (mode && !strcmp(mode, "stage"))
+	if (!strcmp(mode, "stage"))
 		return SG_PIN_STAGE;
-	if (mode && !strcmp(mode, "none"))
+	if (!strcmp(mode, "none"))
 		return SG_PIN_NONE;
 	return SG_PIN_AUTO;
 }

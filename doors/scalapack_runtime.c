@@ -12,6 +12,7 @@
 #include "doors/scalapack.h"
 #include "doors/runtime.h"
 #include "common/errors.h"
+#include "common/env.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
 
@@ -129,30 +130,14 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 	return comm;
 }
 
-static int64_t env_int64(const char *name, int64_t fallback)
-{
-	const char *text = getenv(name);
-	if (!text || !*text)
-		return fallback;
-	char *end;
-	long long v = strtoll(text, &end, 10);
-	if (*end || v < 0) {
-		fprintf(stderr, "starpu_gemm_scalapack: warning: %s=%s is not an integer >= 0, "
-		        "using %lld\n", name, text, (long long)fallback);
-		return fallback;
-	}
-	return v;
-}
-
-/* 2^27 = 512^3: below it the call is cheap enough that starting tasks and moving the
- * matrices costs more than PBLAS's own communication (a guess, not measured). */
-#define DEFAULT_THRESHOLD ((int64_t)1 << 27)
-
+/* The default, 2^27 = 512^3 (common/env.c): below it the call is cheap enough that starting
+ * tasks and moving the matrices costs more than PBLAS's own communication (a guess, not
+ * measured). */
 int64_t sg_scalapack_threshold(void)
 {
 	static int64_t threshold = -1;
 	if (threshold < 0)
-		threshold = env_int64("STARPU_GEMM_SCALAPACK_THRESHOLD", DEFAULT_THRESHOLD);
+		threshold = sg_env_int(SG_ENV_GEMM_SCALAPACK_THRESHOLD);
 	return threshold;
 }
 
@@ -160,7 +145,7 @@ int sg_scalapack_keep(void)
 {
 	static int keep = -1;
 	if (keep < 0)
-		keep = env_int64("STARPU_GEMM_SCALAPACK_KEEP", 1) > 0;
+		keep = sg_env_int(SG_ENV_GEMM_SCALAPACK_KEEP) > 0;
 	return keep;
 }
 
@@ -168,7 +153,7 @@ int sg_scalapack_verbose(void)
 {
 	static int verbose = -1;
 	if (verbose < 0)
-		verbose = env_int64("STARPU_GEMM_VERBOSE", 0) > 0;
+		verbose = sg_env_int(SG_ENV_GEMM_VERBOSE) > 0;
 	return verbose;
 }
 
@@ -176,7 +161,7 @@ int sg_scalapack_tile_setting(void)
 {
 	static int64_t tile = -1;
 	if (tile < 0)
-		tile = env_int64("STARPU_GEMM_SCALAPACK_TILE", 0);
+		tile = sg_env_int(SG_ENV_GEMM_SCALAPACK_TILE);
 	return tile <= (1 << 20) ? (int)tile : 0;
 }
 
@@ -189,7 +174,7 @@ int sg_scalapack_threads(void)
 	if (threads < 0) {
 		cpu_set_t bound;
 		int cores = sched_getaffinity(0, sizeof(bound), &bound) == 0 ? CPU_COUNT(&bound) : 1;
-		int64_t setting = env_int64("STARPU_GEMM_SCALAPACK_THREADS", 0);
+		int64_t setting = sg_env_int(SG_ENV_GEMM_SCALAPACK_THREADS);
 		threads = setting > 0 ? (setting < 1024 ? (int)setting : 1024)
 		                      : cores < 16 ? cores : 16;
 	}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_gemm.h>
+#include "common/env.h"
 #include "common/threads.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
@@ -26,9 +27,9 @@ static struct {
 
 size_t sg_stage_pool_cap(void)
 {
-	const char *mb = getenv("STARPU_GEMM_STAGE_MB");
-	if (mb && *mb) /* fractions too: the tests make small products need panels */
-		return (size_t)(strtod(mb, NULL) * (1 << 20));
+	double mb = sg_env_real(SG_ENV_GEMM_STAGE_MB); /* -1 when unset */
+	if (mb >= 0) /* fractions too: the tests make small products need panels */
+		return (size_t)(mb * (1 << 20));
 	return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 4;
 }
 

@@ -6,74 +6,121 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/env.h"
 #include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 
-/* One table drives getopt_long and --help, so the two cannot disagree. Options without a
- * short form get a code above the char range. */
+/* One table drives getopt_long, the parser and --help, so they cannot disagree. The driver's
+ * own options are parsed by the switch in sg_options_parse; those of struct starpu_gemm_opts
+ * are written into opts->gemm by the table alone (its field, its range), so that a new one
+ * touches the public header, this table and the code that reads it. Options without a short
+ * form get a code above the char range: the driver's an OPT_*, the others one from their row
+ * (code_of). */
 enum {
-	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NO_THROTTLE,
-	OPT_STATIC_GPU, OPT_C_HOME, OPT_NITER, OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV,
-	OPT_PLAN, OPT_LAYOUT, OPT_SIZES, OPT_MATH
+	OPT_PREC = 256, OPT_TRANSA, OPT_TRANSB, OPT_ALPHA, OPT_BETA, OPT_DIST, OPT_NITER,
+	OPT_WARMUP, OPT_CHECK, OPT_CHECK_SAMPLES, OPT_CSV, OPT_PLAN, OPT_LAYOUT, OPT_SIZES,
+	OPT_HELP_ENV, OPT_ROW = 1000
+};
+
+enum arg_kind {
+	ARG_DRIVER,       /* the driver's own: the switch in sg_options_parse */
+	ARG_GEMM_INT,     /* an integer in [lo, hi] into the int field of opts->gemm */
+	ARG_GEMM_FLAG,    /* 1 into the int field */
+	ARG_GEMM_CHOICE   /* the rank of the word among the metavar's '|'-separated ones */
 };
 
 struct option_doc {
 	const char *name;     /* long form */
-	int code;             /* short letter, or OPT_* */
+	int code;             /* short letter, or OPT_*, or 0 (a struct starpu_gemm_opts field's) */
 	const char *metavar;  /* NULL: a flag */
 	const char *help;     /* with its default */
+	enum arg_kind kind;
+	size_t field;         /* offsetof(struct starpu_gemm_opts, the int it sets) */
+	long long lo, hi;     /* ARG_GEMM_INT's range */
 };
 
+#define OPT(name, code, metavar, help) { name, code, metavar, help, ARG_DRIVER, 0, 0, 0 }
+#define GEMM_INT(name, code, metavar, field, lo, hi, help) \
+	{ name, code, metavar, help, ARG_GEMM_INT, offsetof(struct starpu_gemm_opts, field), lo, \
+	  hi }
+#define GEMM_FLAG(name, code, field, help) \
+	{ name, code, NULL, help, ARG_GEMM_FLAG, offsetof(struct starpu_gemm_opts, field), 0, 1 }
+#define GEMM_CHOICE(name, code, words, field, help) \
+	{ name, code, words, help, ARG_GEMM_CHOICE, offsetof(struct starpu_gemm_opts, field), 0, 0 }
+
 static const struct option_doc docs[] = {
-	{ "M", 'M', "INT[,INT...]", "rows of op(A) and C (default 1024); a list: one product "
-	                            "per value, all in one StarPU start" },
-	{ "N", 'N', "INT[,INT...]", "columns of op(B) and C (default 1024); a list as long as "
-	                            "-M's, or one value for all" },
-	{ "K", 'K', "INT[,INT...]", "columns of op(A), rows of op(B) (default 1024); as -N" },
-	{ "sizes", OPT_SIZES, "INT[,INT...]", "square products M = N = K of each value, in turn, "
-	                                      "in one StarPU start" },
-	{ "tile", 't', "INT", "tile size (default with CUDA workers 4096 if M, N, K >= 32768 in d and z, >= 16384 in the others, else 2048, and 8192 for b and h from 65536; CPU only: 512)" },
-	{ "P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)" },
-	{ "Q", 'Q', "INT", "process grid columns (default: ranks / P)" },
-	{ "prec", OPT_PREC, "s|d|c|z|b|h", "precision; b, h: bfloat16 or half A and B, float C "
-	                                   "(default d)" },
-	{ "math", OPT_MATH, "default|tf32", "tf32: s on tensor cores in TF32 (default default)" },
-	{ "transA", OPT_TRANSA, "N|T|C", "op(A): none, transpose, conjugate transpose (default N)" },
-	{ "transB", OPT_TRANSB, "N|T|C", "op(B) (default N)" },
-	{ "alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z; nan or inf gives a "
-	                                 "non-finite C, which --check must report (default 1)" },
-	{ "beta", OPT_BETA, "RE[,IM]", "beta; IM only for c and z (default 1)" },
-	{ "dist", OPT_DIST, "2d|row|col", "ownership: 2D block-cyclic, 1D cyclic by tile rows or "
-	                                  "columns (default 2d)" },
-	{ "block-rows", 'b', "INT", "b: C block rows, in tiles (default automatic)" },
-	{ "block-cols", 'c', "INT", "c: C block columns, in tiles (default automatic)" },
-	{ "chunk", 'd', "INT", "d: chunk depth in k, in tiles (default automatic)" },
-	{ "lookahead", 'l', "INT", "chunks in flight beyond the current one, >= 0 "
-	                           "(default automatic)" },
-	{ "layout", OPT_LAYOUT, "tile|lapack|lapack-pinned", "tile: the library's tiles and "
+	OPT("M", 'M', "INT[,INT...]", "rows of op(A) and C (default 1024); a list: one product "
+	                              "per value, all in one StarPU start"),
+	OPT("N", 'N', "INT[,INT...]", "columns of op(B) and C (default 1024); a list as long as "
+	                              "-M's, or one value for all"),
+	OPT("K", 'K', "INT[,INT...]", "columns of op(A), rows of op(B) (default 1024); as -N"),
+	OPT("sizes", OPT_SIZES, "INT[,INT...]", "square products M = N = K of each value, in turn, "
+	                                        "in one StarPU start"),
+	GEMM_INT("tile", 't', "INT", tile, 1, 32768, "tile size (default with CUDA workers 4096 if M, N, K >= 32768 in d and z, >= 16384 in the others, else 2048, and 8192 for b and h from 65536; CPU only: 512)"),
+	OPT("P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)"),
+	OPT("Q", 'Q', "INT", "process grid columns (default: ranks / P)"),
+	OPT("prec", OPT_PREC, "s|d|c|z|b|h", "precision; b, h: bfloat16 or half A and B, float C "
+	                                     "(default d)"),
+	/* The words in enum starpu_gemm_math's order. */
+	GEMM_CHOICE("math", 0, "default|tf32", math, "tf32: s on tensor cores in TF32 (default "
+	                                             "default)"),
+	OPT("transA", OPT_TRANSA, "N|T|C", "op(A): none, transpose, conjugate transpose "
+	                                   "(default N)"),
+	OPT("transB", OPT_TRANSB, "N|T|C", "op(B) (default N)"),
+	OPT("alpha", OPT_ALPHA, "RE[,IM]", "alpha; IM only for c and z; nan or inf gives a "
+	                                   "non-finite C, which --check must report (default 1)"),
+	OPT("beta", OPT_BETA, "RE[,IM]", "beta; IM only for c and z (default 1)"),
+	OPT("dist", OPT_DIST, "2d|row|col", "ownership: 2D block-cyclic, 1D cyclic by tile rows or "
+	                                    "columns (default 2d)"),
+	GEMM_INT("block-rows", 'b', "INT", b, 1, INT_MAX, "b: C block rows, in tiles (default "
+	                                                   "automatic)"),
+	GEMM_INT("block-cols", 'c', "INT", c, 1, INT_MAX, "c: C block columns, in tiles (default "
+	                                                  "automatic)"),
+	GEMM_INT("chunk", 'd', "INT", d, 1, INT_MAX, "d: chunk depth in k, in tiles (default "
+	                                             "automatic)"),
+	GEMM_INT("lookahead", 'l', "INT", lookahead, 0, INT_MAX, "chunks in flight beyond the "
+	                                                         "current one, >= 0 (default "
+	                                                         "automatic)"),
+	OPT("layout", OPT_LAYOUT, "tile|lapack|lapack-pinned", "tile: the library's tiles and "
 	  "starpu_gemm_pgemm; lapack: column-major arrays from malloc multiplied by "
 	  "starpu_gemm_gemm, which wraps them in place and pins them as it goes (timed); "
-	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)" },
-	{ "no-throttle", OPT_NO_THROTTLE, NULL, "submit every task at once (un-chunked baseline)" },
-	{ "static-gpu", OPT_STATIC_GPU, NULL, "assign C tile columns to GPUs cyclically" },
-	{ "c-home", OPT_C_HOME, NULL, "keep C in host memory: the GPUs accumulate "
+	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)"),
+	GEMM_FLAG("no-throttle", 0, no_throttle, "submit every task at once (un-chunked baseline)"),
+	GEMM_FLAG("static-gpu", 0, static_gpu, "assign C tile columns to GPUs cyclically"),
+	GEMM_FLAG("c-home", 0, c_home, "keep C in host memory: the GPUs accumulate "
 	  "alpha*op(A)*op(B) in scratch tiles and a CPU worker adds them to beta*C, so no C tile "
-	  "but the last few crosses to a GPU (default: C loaded onto the GPUs)" },
-	{ "niter", OPT_NITER, "INT", "timed iterations (default 3)" },
-	{ "warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)" },
-	{ "check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
-	                            "sampled)" },
-	{ "check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
-	                                              "rank (default 1000)" },
-	{ "csv", OPT_CSV, NULL, "stdout: a CSV header and one row per timed run, nothing else" },
-	{ "plan", OPT_PLAN, NULL, "print the plan and exit" },
-	{ "quiet", 'q', NULL, "no progress messages" },
-	{ "help", 'h', NULL, "this help" },
+	  "but the last few crosses to a GPU (default: C loaded onto the GPUs)"),
+	OPT("niter", OPT_NITER, "INT", "timed iterations (default 3)"),
+	OPT("warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)"),
+	OPT("check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "
+	                              "sampled)"),
+	OPT("check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
+	                                                "rank (default 1000)"),
+	OPT("csv", OPT_CSV, NULL, "stdout: a CSV header and one row per timed run, nothing else"),
+	OPT("plan", OPT_PLAN, NULL, "print the plan and exit"),
+	OPT("quiet", 'q', NULL, "no progress messages"),
+	OPT("help", 'h', NULL, "this help"),
+	OPT("help-env", OPT_HELP_ENV, NULL, "every environment variable read, as markdown "
+	                                    "(docs/environment.md)"),
 };
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
+
+static int code_of(size_t o)
+{
+	return docs[o].code ? docs[o].code : OPT_ROW + (int)o;
+}
+
+static const struct option_doc *row_of(int code)
+{
+	for (size_t o = 0; o < NDOCS; o++)
+		if (code_of(o) == code)
+			return &docs[o];
+	return NULL;
+}
 
 void sg_options_usage(FILE *out, const char *program)
 {
@@ -83,7 +130,7 @@ void sg_options_usage(FILE *out, const char *program)
 	for (size_t o = 0; o < NDOCS; o++) {
 		char left[64];
 		int len = 0;
-		if (docs[o].code < 256)
+		if (code_of(o) < 256)
 			len = snprintf(left, sizeof(left), "-%c, ", docs[o].code);
 		else
 			len = snprintf(left, sizeof(left), "    ");
@@ -93,20 +140,11 @@ void sg_options_usage(FILE *out, const char *program)
 	}
 	fprintf(out, "\nCSV columns: %s\n  (ncuda and ncpu: workers over all ranks; residual -1: "
 	        "not checked)\n", SG_REPORT_CSV_HEADER);
-	fprintf(out, "Environment (StarPU's, each overriding the driver's default):\n"
-	        "  STARPU_SCHED     scheduler: dmdas where the rank sees a GPU, else lws\n"
-	        "  STARPU_NCUDA     CUDA workers per rank (default: every GPU)\n"
-	        "  STARPU_NCPU      CPU workers per rank: 1 beside GPUs (it adds C kept at home, "
-	        "--c-home;\n                   GEMM tasks run on the GPUs); without GPUs every core "
-	        "of the rank's\n                   share, less one for StarPU-MPI's thread on "
-	        "several ranks and cores\n"
-	        "  STARPU_LIMIT_CUDA_MEM, STARPU_LIMIT_CPU_MEM   MiB the plan may use per GPU, "
-	        "per rank\n"
-	        "  STARPU_HOME      where StarPU keeps its calibrations (default $HOME); an unusable "
-	        "one\n                   (read-only, full) is replaced by a private one for the "
-	        "run\n"
-	        "Each STARPU_* variable is checked before StarPU starts: a bad value is an error "
-	        "(exit 2).\n"
+	fprintf(out, "Environment (StarPU's, each overriding the driver's default; --help-env "
+	        "lists all):\n");
+	sg_env_usage(out);
+	fprintf(out, "Each STARPU_* variable is checked before StarPU starts: a bad value is an "
+	        "error (exit 2).\n"
 	        "Ranks of a node never share cores, however mpirun bound them: ranks allowed the "
 	        "same CPUs\n(--bind-to none) split them (starpu_gemm_conf_defaults). Exit status: 0 "
 	        "ok, 1 check failed\nor run error, 2 invalid input.\n");
@@ -125,7 +163,7 @@ static const char *option_label(int code)
 {
 	static char label[64];
 	for (size_t o = 0; o < NDOCS; o++) {
-		if (docs[o].code != code)
+		if (code_of(o) != code)
 			continue;
 		if (code < 256)
 			snprintf(label, sizeof(label), "-%c/--%s", code, docs[o].name);
@@ -286,6 +324,38 @@ static int parse_trans(int code, const char *text, char *trans, char *err, size_
 	return 0;
 }
 
+/* An option of struct starpu_gemm_opts, into its field as its row says. */
+static int parse_gemm(const struct option_doc *row, int code, const char *text,
+                      struct starpu_gemm_opts *gemm, char *err, size_t errlen)
+{
+	int *field = (int *)((char *)gemm + row->field);
+	int64_t v;
+	if (row->kind == ARG_GEMM_FLAG) {
+		*field = 1;
+		return 0;
+	}
+	if (row->kind == ARG_GEMM_INT) {
+		if (parse_int(code, text, row->lo, row->hi, &v, err, errlen))
+			return -1;
+		*field = (int)v;
+		return 0;
+	}
+	size_t n = strlen(text);
+	int rank = 0;
+	for (const char *w = row->metavar; *w; rank++) {
+		size_t len = strcspn(w, "|");
+		if (len == n && !strncmp(w, text, n)) {
+			*field = rank;
+			return 0;
+		}
+		w += len + (w[len] == '|');
+	}
+	char shown[96];
+	sg_driver_error(err, errlen, "%s: unknown value '%s' (expected one of %s)",
+	                option_label(code), sg_printable(text, shown, sizeof(shown)), row->metavar);
+	return -1;
+}
+
 static void set_defaults(struct sg_driver_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -295,7 +365,7 @@ static void set_defaults(struct sg_driver_options *opts)
 	opts->alpha[0] = 1.0;
 	opts->beta[0] = 1.0;
 	opts->dist = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC;
-	opts->lookahead = -1;
+	starpu_gemm_opts_init(&opts->gemm);
 	opts->niter = 3;
 	opts->warmup = 1;
 	opts->check_samples = -1;
@@ -350,7 +420,7 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 		          "not %c", opts->alpha[1] != 0 ? "--alpha" : "--beta", opts->prec);
 		return -1;
 	}
-	if (opts->math == STARPU_GEMM_MATH_TF32 && opts->prec != 's') {
+	if (opts->gemm.math == STARPU_GEMM_MATH_TF32 && opts->prec != 's') {
 		sg_driver_error(err, errlen, "--math tf32: TF32 multiplies float matrices: use it "
 		                "with --prec s, not %c", opts->prec);
 		return -1;
@@ -368,6 +438,7 @@ static int settle(struct sg_driver_options *opts, int nranks, char *err, size_t 
 	}
 	if (opts->check_samples >= 0)
 		opts->check = 1;
+	opts->gemm.progress = !opts->quiet && !opts->csv;
 	if (opts->layout != SG_LAYOUT_TILE && nranks != 1) {
 		sg_driver_error(err, errlen, "--layout %s: the matrices are whole arrays of one "
 		                "process; run it on 1 rank, not %d", sg_options_layout_name(opts->layout),
@@ -387,8 +458,8 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 	for (size_t o = 0; o < NDOCS; o++) {
 		longopts[o] = (struct option){ docs[o].name, docs[o].metavar ? required_argument
 		                                                             : no_argument,
-		                               NULL, docs[o].code };
-		if (docs[o].code < 256) {
+		                               NULL, code_of(o) };
+		if (code_of(o) < 256) {
 			shortopts[ns++] = (char)docs[o].code;
 			if (docs[o].metavar)
 				shortopts[ns++] = ':';
@@ -404,15 +475,17 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 	int64_t v;
 	while ((code = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int rc = 0;
+		const struct option_doc *row = row_of(code);
+		if (row && row->kind != ARG_DRIVER) {
+			if (parse_gemm(row, code, optarg, &opts->gemm, err, errlen))
+				return SG_OPTIONS_ERROR;
+			continue;
+		}
 		switch (code) {
 		case 'M': rc = parse_sizes(code, optarg, 0, opts, err, errlen); break;
 		case 'N': rc = parse_sizes(code, optarg, 1, opts, err, errlen); break;
 		case 'K': rc = parse_sizes(code, optarg, 2, opts, err, errlen); break;
 		case OPT_SIZES: rc = parse_sizes(code, optarg, 3, opts, err, errlen); break;
-		case 't':
-			rc = parse_int(code, optarg, 1, 32768, &v, err, errlen);
-			opts->tile = (int)v;
-			break;
 		case 'P':
 			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
 			opts->P = (int)v;
@@ -420,16 +493,6 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 		case 'Q':
 			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
 			opts->Q = (int)v;
-			break;
-		case 'b':
-		case 'c':
-		case 'd':
-			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
-			*(code == 'b' ? &opts->b : code == 'c' ? &opts->c : &opts->d) = (int)v;
-			break;
-		case 'l':
-			rc = parse_int(code, optarg, 0, INT_MAX, &v, err, errlen);
-			opts->lookahead = (int)v;
 			break;
 		case OPT_PREC:
 			/* 't' is a codelet's letter, not a matrix's: --math tf32 asks for it. */
@@ -440,15 +503,6 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 				rc = -1;
 			} else {
 				opts->prec = starpu_gemm_prec_letter(optarg[0]);
-			}
-			break;
-		case OPT_MATH:
-			if (!strcmp(optarg, "default") || !strcmp(optarg, "tf32")) {
-				opts->math = optarg[0] == 't' ? STARPU_GEMM_MATH_TF32 : STARPU_GEMM_MATH_DEFAULT;
-			} else {
-				sg_driver_error(err, errlen, "--math: unknown mode '%s' (expected default or "
-				                "tf32)", optarg);
-				rc = -1;
 			}
 			break;
 		case OPT_TRANSA: rc = parse_trans(code, optarg, &opts->transA, err, errlen); break;
@@ -468,9 +522,6 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 				rc = -1;
 			}
 			break;
-		case OPT_NO_THROTTLE: opts->no_throttle = 1; break;
-		case OPT_STATIC_GPU: opts->static_gpu = 1; break;
-		case OPT_C_HOME: opts->c_home = 1; break;
 		case OPT_NITER:
 			rc = parse_int(code, optarg, 1, INT_MAX, &v, err, errlen);
 			opts->niter = (int)v;
@@ -500,6 +551,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 			break;
 		case 'q': opts->quiet = 1; break;
 		case 'h': return SG_OPTIONS_HELP;
+		case OPT_HELP_ENV: return SG_OPTIONS_HELP_ENV;
 		case ':':
 			sg_driver_error(err, errlen, "%s: missing value", optopt ? option_label(optopt)
 			                                                    : argv[optind - 1]);

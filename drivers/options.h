@@ -33,17 +33,15 @@ struct sg_driver_options {
 	int nsizes;                /* products to measure in turn, in one StarPU start */
 	int64_t sizes[SG_DRIVER_MAX_SIZES][3]; /* M, N, K of each */
 	int nlist[3];              /* values given to -M, -N, -K (0: default, 1: every product) */
-	int tile;                  /* 0: chosen after StarPU starts (starpu_gemm_default_tile) */
 	int P, Q;                  /* process grid, P*Q == ranks once parsed */
 	char prec;                 /* 's','d','c','z','b','h' (A's and B's; C's: prec_of_c) */
-	int math;                  /* enum starpu_gemm_math: --math */
 	char transA, transB;       /* 'N','T','C', normalised (C becomes T for real precisions) */
 	double alpha[2], beta[2];  /* real and imaginary parts */
 	enum starpu_gemm_dist_kind dist;
-	int b, c, d;               /* 0: automatic */
-	int lookahead;             /* -1: automatic */
-	int no_throttle, static_gpu;
-	int c_home;                /* starpu_gemm_opts.c_home */
+	/* The product's options, as the library takes them (-b, -c, -d, -l, --no-throttle,
+	 * --static-gpu, --c-home, --math; progress unless -q or --csv). tile: 0 until chosen
+	 * after StarPU starts (starpu_gemm_default_tile). */
+	struct starpu_gemm_opts gemm;
 	int niter, warmup;
 	int check;
 	int64_t check_samples;     /* -1: automatic; 0: full; > 0: that many entries per rank */
@@ -51,10 +49,11 @@ struct sg_driver_options {
 	enum sg_layout layout;
 };
 
-enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_ERROR = -1 };
+enum { SG_OPTIONS_OK = 0, SG_OPTIONS_HELP = 1, SG_OPTIONS_HELP_ENV = 2, SG_OPTIONS_ERROR = -1 };
 
-/* Parse argv for a run on nranks ranks. Returns SG_OPTIONS_OK, SG_OPTIONS_HELP (--help), or
- * SG_OPTIONS_ERROR with one sentence, naming the option, in err. */
+/* Parse argv for a run on nranks ranks. Returns SG_OPTIONS_OK, SG_OPTIONS_HELP (--help),
+ * SG_OPTIONS_HELP_ENV (--help-env), or SG_OPTIONS_ERROR with one sentence, naming the
+ * option, in err. */
 int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options *opts,
                      char *err, size_t errlen);
 void sg_options_usage(FILE *out, const char *program);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/env.h"
 #include "drivers/report.h"
 #include "drivers/collectives.h"
 #include "drivers/resources.h"
@@ -135,12 +136,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 	if (all && all_gpus)
 		rep->ngpus = distinct_gpus(all_gpus, all, rep->nranks);
 	if (rep->rank == 0 && !opts->csv) {
-		const char *env = getenv("STARPU_SCHED");
 		printf("starpu_gemm %s on StarPU %d.%d.%d, %d rank(s), grid %d x %d, distribution %s\n",
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
-		printf("scheduler: %s (%s)\n", rep->sched, env && *env ? "STARPU_SCHED" :
+		printf("scheduler: %s (%s)\n", rep->sched,
+		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
 		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++)
 			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
@@ -148,9 +149,10 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		note_shared_gpus(all_gpus, rep->nranks);
 		printf("problem: %cgemm%s transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec,
-		       opts->math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
+		       opts->gemm.math == STARPU_GEMM_MATH_TF32 ? " in TF32" : "", opts->transA,
 		       opts->transB, (long long)opts->M, (long long)opts->N, (long long)opts->K,
-		       opts->tile, opts->alpha[0], opts->alpha[1], opts->beta[0], opts->beta[1]);
+		       opts->gemm.tile, opts->alpha[0], opts->alpha[1], opts->beta[0],
+		       opts->beta[1]);
 		fflush(stdout);
 	}
 	free(all);
@@ -218,11 +220,11 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 	double gflops = starpu_gemm_tile_flops(o->prec, o->M, o->N, o->K) / seconds / 1e9;
 	char check_text[160] = "";
 	if (check->done)
-		format_check(check, rep->opts->tile, check_text, sizeof(check_text));
+		format_check(check, rep->opts->gemm.tile, check_text, sizeof(check_text));
 	if (o->csv) {
 		printf("starpu_gemm,%c,%c,%c,%lld,%lld,%lld,%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,"
 		       "%.6f,%.3f,", o->prec, o->transA, o->transB, (long long)o->M,
-		       (long long)o->N, (long long)o->K, o->tile, o->P, o->Q,
+		       (long long)o->N, (long long)o->K, o->gemm.tile, o->P, o->Q,
 		       sg_options_dist_name(o->dist), rep->nranks, rep->ncuda, rep->ncpu, rep->sched,
 		       pl->b, pl->c, pl->d, pl->lookahead, pl->throttled, iter, seconds, gflops);
 		if (check->done)
@@ -235,7 +237,7 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 		 * number: bench/report.py's rooflines count each GPU once); then math */
 		printf(",%s,%s,%.6f,,,,,,%d,%s\n", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds, rep->ngpus,
-		       o->math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
+		       o->gemm.math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {
@@ -256,8 +258,7 @@ void sg_traffic_enable(struct sg_traffic *traffic)
 {
 	memset(traffic, 0, sizeof(*traffic));
 	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-	stats_unasked = starpu_getenv_number_default("STARPU_MPI_STATS", 0) <= 0 &&
-	                starpu_getenv_number_default("STARPU_COMM_STATS", 0) <= 0;
+	stats_unasked = sg_env_int(SG_ENV_MPI_STATS) <= 0 && sg_env_int(SG_ENV_COMM_STATS) <= 0;
 	/* It warns that statistics slow StarPU-MPI down "a bit", once per rank: they count
 	 * bytes per message, which our traffic report needs. */
 	int saved = stats_unasked ? sg_stderr_mute() : -1;

@@ -31,7 +31,7 @@ static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank,
                                  int64_t cols, char prec)
 {
 	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
-	int nranks = opts->P * opts->Q, tile = opts->tile;
+	int nranks = opts->P * opts->Q, tile = opts->gemm.tile;
 	int64_t mt = (rows + tile - 1) / tile, nt = (cols + tile - 1) / tile;
 	for (int i = 0; i < mt && i < nranks; i++)
 		for (int j = 0; j < nt && j < nranks; j++)

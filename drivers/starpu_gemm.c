@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
+#include "common/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -78,11 +79,11 @@ static void stop_starpu(void)
 static void settle_tile(struct sg_driver_options *opts)
 {
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest = ncuda;
-	if (!opts->tile)
+	if (!opts->gemm.tile)
 		sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN,
 		                    MPI_COMM_WORLD);
-	opts->tile = starpu_gemm_tile_rule(opts->prec, opts->M, opts->N, opts->K, fewest,
-	                                   opts->tile);
+	opts->gemm.tile = starpu_gemm_tile_rule(opts->prec, opts->M, opts->N, opts->K, fewest,
+	                                        opts->gemm.tile);
 }
 
 struct matrices {
@@ -139,15 +140,16 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 		char prec = x == 2 ? starpu_gemm_prec_of_c(o->prec) : o->prec; /* C: float for b, h */
 		if (o->layout == SG_LAYOUT_TILE)
 			ret = starpu_gemm_desc_create(want[x].desc, prec, want[x].rows, want[x].cols,
-			                              o->tile, &dist, MPI_COMM_WORLD);
+			                              o->gemm.tile, &dist, MPI_COMM_WORLD);
 		else if (!(ret = alloc_array(o, m, x, want[x].rows, want[x].cols)))
 			ret = starpu_gemm_desc_create_lapack(want[x].desc, prec, want[x].rows,
-			                                     want[x].cols, o->tile, m->array[x],
-			                                     m->ld[x], &dist, MPI_COMM_WORLD);
+			                                     want[x].cols, o->gemm.tile,
+			                                     m->array[x], m->ld[x], &dist,
+			                                     MPI_COMM_WORLD);
 		if (ret)
 			sg_driver_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
 			             "%s", want[x].name, (long long)want[x].rows,
-			             (long long)want[x].cols, o->tile, strerror(-ret));
+			             (long long)want[x].cols, o->gemm.tile, strerror(-ret));
 		if (agree_on_error(local)) {
 			snprintf(err, errlen, "%s", local);
 			/* Destroy is collective: only what every rank created. */
@@ -191,21 +193,6 @@ static int64_t check_samples(const struct sg_driver_options *o)
 	return mnk <= (double)SG_DRIVER_FULL_CHECK_MAX_MNK ? 0 : SG_DRIVER_DEFAULT_SAMPLES;
 }
 
-static void gemm_opts_from(const struct sg_driver_options *o, struct starpu_gemm_opts *gemm_opts)
-{
-	starpu_gemm_opts_init(gemm_opts);
-	gemm_opts->b = o->b;
-	gemm_opts->c = o->c;
-	gemm_opts->d = o->d;
-	gemm_opts->lookahead = o->lookahead;
-	gemm_opts->no_throttle = o->no_throttle;
-	gemm_opts->static_gpu = o->static_gpu;
-	gemm_opts->c_home = o->c_home;
-	gemm_opts->tile = o->tile;
-	gemm_opts->math = o->math;
-	gemm_opts->progress = !o->quiet && !o->csv;
-}
-
 /* Warm-up runs, then timed runs each followed by its check. Returns the exit status. */
 static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts *gemm_opts,
                struct matrices *m, struct sg_report *rep)
@@ -215,7 +202,7 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 	sg_options_scalar(o->prec, o->beta, beta);
 
 	if (o->check && rank == 0 && !o->csv)
-		starpu_gemm_check_describe(stdout, o->prec, o->math);
+		starpu_gemm_check_describe(stdout, o->prec, o->gemm.math);
 	/* Also with --csv: each row carries its run's traffic. */
 	struct sg_traffic traffic = { 0 };
 	sg_traffic_enable(&traffic);
@@ -261,9 +248,10 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		if (o->check) {
 			check.done = 1;
 			check.samples = check_samples(o);
-			ret = starpu_gemm_check_math(o->math, o->transA, o->transB, alpha, m->A, seedA,
-			                             m->B, seedB, beta, m->C, seedC0, check.samples,
-			                             &check.residual, &check.bad_row, &check.bad_col);
+			ret = starpu_gemm_check_math(o->gemm.math, o->transA, o->transB, alpha, m->A,
+			                             seedA, m->B, seedB, beta, m->C, seedC0,
+			                             check.samples, &check.residual, &check.bad_row,
+			                             &check.bad_col);
 			if (ret)
 				sg_driver_error(err, sizeof(err), "starpu_gemm_check failed: %s",
 				             strerror(-ret));
@@ -312,13 +300,12 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
 
-	struct starpu_gemm_opts gemm_opts;
-	gemm_opts_from(opts, &gemm_opts);
+	struct starpu_gemm_opts gemm_opts = opts->gemm;
 	gemm_opts.beta_zero = opts->beta[0] == 0 && opts->beta[1] == 0;
 	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
 	struct starpu_gemm_plan plan;
 	int ret = starpu_gemm_plan_sizes(&plan, opts->prec, opts->transA, opts->transB, opts->M,
-	                                 opts->N, opts->K, opts->tile, &dist, MPI_COMM_WORLD,
+	                                 opts->N, opts->K, opts->gemm.tile, &dist, MPI_COMM_WORLD,
 	                                 &gemm_opts);
 	/* Every rank gets the same answer (the plan agrees on the memory first), and the library
 	 * has said why, once. */
@@ -327,9 +314,9 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	sg_driver_check_host_memory(opts, &plan, host, err, sizeof(err));
 	if (agree_on_error(err))
 		return EXIT_BAD_INPUT;
-	if (rank == 0 && opts->lookahead > plan.lookahead)
+	if (rank == 0 && opts->gemm.lookahead > plan.lookahead)
 		fprintf(stderr, "starpu_gemm: notice: -l %d: k has %d tile(s), so at most %d "
-		        "chunk(s) can follow the current one; lookahead %d\n", opts->lookahead,
+		        "chunk(s) can follow the current one; lookahead %d\n", opts->gemm.lookahead,
 		        plan.Kt, plan.lookahead, plan.lookahead);
 	struct sg_report rep;
 	sg_report_setup(&rep, opts);
@@ -393,6 +380,11 @@ int main(int argc, char **argv)
 	case SG_OPTIONS_HELP:
 		if (rank == 0)
 			sg_options_usage(stdout, "starpu_gemm");
+		end_mpi();
+		return EXIT_OK;
+	case SG_OPTIONS_HELP_ENV:
+		if (rank == 0)
+			sg_env_markdown(stdout);
 		end_mpi();
 		return EXIT_OK;
 	case SG_OPTIONS_ERROR:

@@ -15,6 +15,7 @@
 #include <starpu_cublas_v2.h>
 #endif
 #include <starpu_gemm.h>
+#include "common/env.h"
 #include "common/preflight.h"
 
 static int started_mpi = -1; /* -1: not started by us; else whether with StarPU-MPI */
@@ -23,14 +24,15 @@ static int cublas_on;
 /* Neither CPU nor CUDA workers: say which settings led there. */
 static void no_worker(char *err, size_t errlen)
 {
-	const char *ncpu = getenv("STARPU_NCPU"), *ncuda = getenv("STARPU_NCUDA");
+	const char *ncpu = sg_env_text(SG_ENV_NCPU), *ncuda = sg_env_text(SG_ENV_NCUDA);
 	/* The usual cause on CPU nodes: mpirun bound each rank to one core, which StarPU-MPI's
 	 * progress thread takes, leaving none for a CPU worker. */
 	cpu_set_t bound;
 	int one_core = sched_getaffinity(0, sizeof(bound), &bound) == 0 && CPU_COUNT(&bound) == 1;
 	snprintf(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
 	         "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)%s", ncpu ? ncpu : "unset",
-	         ncuda ? ncuda : "unset", ncuda && atoi(ncuda) == 0 ? "" : ", no GPU found",
+	         ncuda ? ncuda : "unset",
+	         ncuda && sg_env_int(SG_ENV_NCUDA) == 0 ? "" : ", no GPU found",
 	         one_core ? "; this process is bound to one core, which StarPU-MPI's progress "
 	                    "thread takes: run mpirun with --bind-to none" : "");
 }

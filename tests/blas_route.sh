@@ -39,7 +39,7 @@ for value in unset lots; do
 		failures=$((failures + 1))
 	fi
 done
-if grep -q 'STARPU_GEMM_BLAS_THRESHOLD=lots is not a count' "$work/lots.err"; then
+if grep -q "STARPU_GEMM_BLAS_THRESHOLD='lots' is not a count" "$work/lots.err"; then
 	echo "PASS STARPU_GEMM_BLAS_THRESHOLD=lots: a message says it is ignored"
 else
 	echo "FAIL STARPU_GEMM_BLAS_THRESHOLD=lots: no message"; failures=$((failures + 1))

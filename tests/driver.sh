@@ -67,6 +67,14 @@ for option in M N K tile P Q prec transA transB alpha beta dist block-rows block
 done
 echo "PASS --help lists every option"
 
+# --help-env: the environment's table (common/env.c), which docs/environment.md must be.
+status=0
+"$top_srcdir/tests/mpirun.sh" 1 "$driver" --help-env >"$out" 2>&1 || status=$?
+[ "$status" -eq 0 ] || fail "--help-env exited $status"
+diff -u "$top_srcdir/docs/environment.md" "$out" ||
+	fail "docs/environment.md differs from --help-env (regenerate it: starpu_gemm --help-env)"
+echo "PASS --help-env is docs/environment.md"
+
 # --plan: the plan, exit 0, no run.
 status=0
 "$top_srcdir/tests/mpirun.sh" 2 "$driver" --plan -M 300 -N 200 -K 100 -t 64 >"$out" 2>&1 ||
