@@ -125,6 +125,9 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	        "threads copying staged tiles"),
 	OUR_INT(SG_ENV_GEMM_VERBOSE, "STARPU_GEMM_VERBOSE", 0, INT_MAX, SWITCH, "0", "0",
 	        "1: the doors say what each call did"),
+	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",
+	        "0: every rank its own node: ranks of one node exchange tiles through MPI instead "
+	        "of reading them in place (the multi-node path, on one machine)"),
 	/* Read where an interposer is loaded or first called (doors/blas.c,
 	 * doors/scalapack_runtime.c): it must not fail the program's own BLAS call over them. */
 	DOOR_INT(SG_ENV_GEMM_BLAS_THRESHOLD, "STARPU_GEMM_BLAS_THRESHOLD", 0, LLONG_MAX,

@@ -25,6 +25,7 @@
 #include "distrib/desc.h"
 #include "common/comm.h"
 #include "common/errors.h"
+#include "common/env.h"
 
 /* 64 bytes: a cache line, and the alignment cuBLAS and the CPU kernels like. */
 #define TILE_ALIGN 64
@@ -45,8 +46,7 @@ int sg_node_share_wanted(void)
 {
 	/* STARPU_GEMM_SHARE_NODE=0: every rank its own node (the multi-node path, measurable on
 	 * one machine). */
-	const char *v = getenv("STARPU_GEMM_SHARE_NODE");
-	return !(v && *v && atoi(v) == 0);
+	return sg_env_int(SG_ENV_GEMM_SHARE_NODE) != 0;
 }
 
 /* Collective over node: whether the node's ranks share this descriptor's tiles (more than
