@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/env.h"
-#include "common/preflight.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 
