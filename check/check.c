@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include "check/check.h"
 #include "common/errors.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 /* Why the arguments are unusable, or NULL. They are the same on every rank, so every rank
  * finds the same answer here, before any communication. */

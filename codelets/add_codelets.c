@@ -5,12 +5,12 @@
  *   buffers: the C tile (RW), the scratch tile T (R)
  *   argument: STARPU_VALUE beta (C's type)
  * The worker splits the tile's columns with helper threads on the cores no StarPU thread is
- * bound to (common/node_conf.h, where the add rates that ask for them are): the last tile's
+ * bound to (runtime/node_conf.h, where the add rates that ask for them are): the last tile's
  * add is what a product waits for at its end. */
 #include <complex.h>
 #include <starpu.h>
 #include "codelets/gemm_codelets.h"
-#include "common/node_conf.h"
+#include "runtime/node_conf.h"
 #include "common/precision.h"
 #include "common/threads.h"
 

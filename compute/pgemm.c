@@ -12,7 +12,7 @@
 #include "compute/window.h"
 #include "compute/submitter.h"
 #include "compute/c_home.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 #include "distrib/desc.h"
 #include "common/errors.h"
 #include "common/precision.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "compute/problem.h"
 #include "common/precision.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 #include "common/errors.h"
 #include "distrib/desc.h"
 

@@ -3,7 +3,7 @@
 #include <starpu.h>
 #include "compute/resources.h"
 #include "compute/problem.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
 static size_t gpu_memory(int *ngpus)

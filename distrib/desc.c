@@ -7,7 +7,7 @@
 #include "distrib/desc.h"
 #include <pthread.h>
 #include "common/errors.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 int sg_desc_validate(char prec, int64_t m, int64_t n, int tile,
                      const struct starpu_gemm_dist *dist, int nranks, int verbose)
@@ -296,7 +296,7 @@ static int create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t 
 		*desc = NULL;
 #ifdef STARPU_SIMGRID
 	/* The copies StarPU makes in host memory (tiles received from other ranks) are folded
-	 * too: StarPU's default flags for main memory, plus folding, which common/sim_fold.c
+	 * too: StarPU's default flags for main memory, plus folding, which runtime/sim_fold.c
 	 * makes lazily. */
 	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED |
 	                                        STARPU_MALLOC_COUNT | STARPU_MALLOC_SIMULATION_FOLDED);

@@ -23,9 +23,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "distrib/desc.h"
-#include "common/comm.h"
+#include "runtime/comm.h"
 #include "common/errors.h"
-#include "common/env.h"
+#include "runtime/env.h"
 
 /* 64 bytes: a cache line, and the alignment cuBLAS and the CPU kernels like. */
 #define TILE_ALIGN 64

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "starpu_gemm.h"
-#include "common/env.h"
+#include "runtime/env.h"
 
 /* The documented default threshold on a node with a GPU: 1024^3, where a DGEMM takes tens of
  * milliseconds on a CPU, well above StarPU's per-call cost of starting tasks and pinning. */

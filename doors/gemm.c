@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "common/threads.h"
 #include "doors/runtime.h"
 #include <starpu_gemm.h>

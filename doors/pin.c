@@ -3,7 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <starpu.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "common/threads.h"
 #include "doors/pin.h"
 

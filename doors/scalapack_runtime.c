@@ -12,7 +12,7 @@
 #include "doors/scalapack.h"
 #include "doors/runtime.h"
 #include "common/errors.h"
-#include "common/env.h"
+#include "runtime/env.h"
 
 static int runtime_state = 1; /* 1: not started yet; 0: running; < 0: could not start */
 
@@ -130,7 +130,7 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 	return comm;
 }
 
-/* The default, 2^27 = 512^3 (common/env.c): below it the call is cheap enough that starting
+/* The default, 2^27 = 512^3 (runtime/env.c): below it the call is cheap enough that starting
  * tasks and moving the matrices costs more than PBLAS's own communication (a guess, not
  * measured). */
 int64_t sg_scalapack_threshold(void)

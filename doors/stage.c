@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <starpu.h>
 #include <starpu_gemm.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "common/threads.h"
 #include "compute/walk.h"
 #include "doors/stage.h"

@@ -1,5 +1,5 @@
 /* The driver's own collectives: MPI's. Under StarPU+SimGrid the application's MPI calls are
- * never delivered (common/comm.h says why), so they go through the library's simulated ones
+ * never delivered (runtime/comm.h says why), so they go through the library's simulated ones
  * instead, reachable there because the simulated build links everything statically. */
 #ifndef SG_DRIVER_COLLECTIVES_H
 #define SG_DRIVER_COLLECTIVES_H
@@ -8,7 +8,7 @@
 #include <starpu_config.h>
 #ifdef STARPU_SIMGRID
 #include <starpu_mpi.h>
-#include "common/comm.h"
+#include "runtime/comm.h"
 #endif
 
 static inline void sg_driver_allreduce(const void *in, void *out, int count, size_t elem,

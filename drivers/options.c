@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 

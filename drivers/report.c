@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "drivers/report.h"
 #include "drivers/collectives.h"
 #include "drivers/resources.h"

@@ -70,7 +70,7 @@ const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
 	return sg_driver_format_bytes_to(bytes, 1, buf, len);
 }
 
-/* Under StarPU+SimGrid every rank is a simulated node of its own (common/comm.h). */
+/* Under StarPU+SimGrid every rank is a simulated node of its own (runtime/comm.h). */
 MPI_Comm sg_driver_host_comm(void)
 {
 #ifdef STARPU_SIMGRID

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
-#include "common/env.h"
+#include "runtime/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
 #include "drivers/resources.h"
@@ -353,7 +353,7 @@ static int start_mpi(int *argc, char ***argv)
 	int provided = MPI_THREAD_MULTIPLE;
 #ifdef STARPU_SIMGRID
 	/* This actor then answers MPI_Comm_rank and MPI_Comm_size as its rank; its collectives
-	 * go through StarPU-MPI (common/comm.h). */
+	 * go through StarPU-MPI (runtime/comm.h). */
 	SMPI_thread_create();
 #else
 	MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);

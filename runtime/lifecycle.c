@@ -15,8 +15,8 @@
 #include <starpu_cublas_v2.h>
 #endif
 #include <starpu_gemm.h>
-#include "common/env.h"
-#include "common/preflight.h"
+#include "runtime/env.h"
+#include "runtime/preflight.h"
 
 static int started_mpi = -1; /* -1: not started by us; else whether with StarPU-MPI */
 static int cublas_on;

@@ -67,7 +67,7 @@ for option in M N K tile P Q prec transA transB alpha beta dist block-rows block
 done
 echo "PASS --help lists every option"
 
-# --help-env: the environment's table (common/env.c), which docs/environment.md must be.
+# --help-env: the environment's table (runtime/env.c), which docs/environment.md must be.
 status=0
 "$top_srcdir/tests/mpirun.sh" 1 "$driver" --help-env >"$out" 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "--help-env exited $status"

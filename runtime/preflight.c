@@ -1,8 +1,8 @@
-/* What must hold before StarPU starts: the environment against its table (common/env.c), then
- * StarPU's calibration directory (common/starpu_home.c). */
+/* What must hold before StarPU starts: the environment against its table (runtime/env.c), then
+ * StarPU's calibration directory (runtime/starpu_home.c). */
 #include <stdio.h>
-#include "common/env.h"
-#include "common/preflight.h"
+#include "runtime/env.h"
+#include "runtime/preflight.h"
 
 int sg_preflight(char *notice, size_t noticelen, char *err, size_t errlen)
 {

@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <starpu.h>
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 #define FOLD_BLOCK ((size_t)256 << 20)
 #define FOLD_MIN ((size_t)1 << 20)

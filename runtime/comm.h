@@ -1,7 +1,7 @@
 /* Process-local matrices (STARPU_GEMM_COMM_LOCAL) make no MPI call at all, so that the one
  * call on host arrays works in programs that never initialise MPI: the few collectives the
  * library makes go through here, and are plain copies on a local
- * communicator. Under StarPU+SimGrid they go through StarPU-MPI instead (common/comm_sim.c). */
+ * communicator. Under StarPU+SimGrid they go through StarPU-MPI instead (runtime/comm_sim.c). */
 #ifndef SG_COMM_H
 #define SG_COMM_H
 
@@ -20,7 +20,7 @@ void sg_sim_allgather(const void *mine, void *all, size_t bytes, MPI_Comm comm);
 void sg_sim_allreduce(const void *in, void *out, int count, size_t elem, MPI_Datatype type,
                       MPI_Op op, MPI_Comm comm);
 void sg_sim_bcast(void *buf, size_t bytes, int root, MPI_Comm comm);
-/* Host allocations of StarPU made lazily folded (common/sim_fold.c). */
+/* Host allocations of StarPU made lazily folded (runtime/sim_fold.c). */
 void sg_sim_fold_memory(void);
 #endif
 

@@ -1,4 +1,4 @@
-/* StarPU's calibration directory, made safe before StarPU starts (common/preflight.h).
+/* StarPU's calibration directory, made safe before StarPU starts (runtime/preflight.h).
  *
  * Seen on StarPU 1.4.10: with $HOME read-only StarPU aborts at start; on a full disk it
  * aborts too, and leaves zero-length bus calibration files (sampling/bus/<host>.config,
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "common/env.h"
-#include "common/preflight.h"
+#include "runtime/env.h"
+#include "runtime/preflight.h"
 
 #define PATH_BYTES 4096
 

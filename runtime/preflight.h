@@ -7,7 +7,7 @@
 #define SG_PREFLIGHT_H
 
 #include <stddef.h>
-#include "common/env.h" /* sg_env_check, sg_printable */
+#include "runtime/env.h" /* sg_env_check, sg_printable */
 
 /* StarPU's calibration directory ($STARPU_PERF_MODEL_DIR, else .starpu/sampling under
  * $XDG_CACHE_HOME, $STARPU_HOME or $HOME, StarPU's order): made if missing, probed for

@@ -2,7 +2,7 @@
  * rank's MPI process is StarPU-MPI's progress thread, and the application's main runs as
  * another simulated actor whose messages SMPI never delivers (StarPU: "the application can
  * make calls to StarPU-MPI functions, but not call directly MPI communication functions").
- * So the few collectives we make (common/comm.h) go through StarPU-MPI's point-to-point
+ * So the few collectives we make (runtime/comm.h) go through StarPU-MPI's point-to-point
  * calls: every rank's block to rank 0, then the whole array from rank 0 to every rank. They
  * carry a few bytes, outside the timed products. Compiled empty in real builds. */
 #include <starpu_config.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <starpu_mpi.h>
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 /* Tiles travel as bytes, from no memory of their own. StarPU-MPI sends a tile as one element
  * of MPI_Type_vector(cols, rows * elemsize, ld * elemsize, MPI_BYTE), contiguous here (ld =

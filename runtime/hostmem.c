@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "common/env.h"
+#include "runtime/env.h"
 
 static double meminfo_available(const char **source)
 {

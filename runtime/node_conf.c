@@ -9,9 +9,9 @@
 #include <starpu_mpi.h>
 #include <starpu_gemm.h>
 #include <starpu_config.h>
-#include "common/env.h"
-#include "common/node_conf.h"
-#include "common/comm.h"
+#include "runtime/env.h"
+#include "runtime/node_conf.h"
+#include "runtime/comm.h"
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -261,7 +261,7 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
 #ifdef STARPU_SIMGRID
 	/* Simulated CPUs: nothing to bind, and the application's collectives are not delivered
-	 * under SMPI (common/comm.h). */
+	 * under SMPI (runtime/comm.h). */
 	(void)bind_cores;
 	int cores = 0;
 #else

@@ -1,4 +1,4 @@
-/* What the node's configuration (common/node_conf.c, starpu_gemm_conf_defaults) leaves to the
+/* What the node's configuration (runtime/node_conf.c, starpu_gemm_conf_defaults) leaves to the
  * library beyond StarPU's own threads. */
 #ifndef SG_NODE_CONF_H
 #define SG_NODE_CONF_H

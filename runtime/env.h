@@ -1,4 +1,4 @@
-/* The environment variables the project reads: one table (common/env.c) of each STARPU_GEMM_*
+/* The environment variables the project reads: one table (runtime/env.c) of each STARPU_GEMM_*
  * variable and each STARPU_* one that we document, read or rely on, with its kind, range,
  * default and a one-line description. The preflight checks values against it before StarPU
  * starts, the code reads them through its typed getters, and the driver's --help and

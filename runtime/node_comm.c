@@ -3,7 +3,7 @@
  * communicators that live until MPI_Finalize (MPI_COMM_WORLD), when MPI_COMM_SELF's
  * attributes are deleted at the start of MPI_Finalize, while MPI still works. */
 #include <stdlib.h>
-#include "common/comm.h"
+#include "runtime/comm.h"
 
 #ifndef STARPU_SIMGRID
 static int node_keyval = MPI_KEYVAL_INVALID, finalize_keyval = MPI_KEYVAL_INVALID;
