@@ -125,7 +125,7 @@ $(summary "sanitizer tests ($build-sanitize)")"
       dtests=${DISTCHECK_TESTS:-tests/codelets.sh tests/pgemm.sh tests/driver.sh tests/gemm.sh tests/bench_report.sh tests/install.sh}
       if make distcheck TESTS="$dtests" > distcheck.log 2>&1; then
         lines="$lines
-distcheck: passed ($(grep -m1 'archives ready for distribution' -B1 distcheck.log | head -1 | tr -d '= '); tests: $dtests)"
+distcheck: passed ($(sed -n 's/ archives ready for distribution.*//p' distcheck.log | head -1).tar.gz; tests: $dtests)"
       else
         status=1
         tail -n 40 distcheck.log
