@@ -88,7 +88,7 @@ done
 
 # CMake from the new shell: find_package finds P through P/bin on PATH.
 cmake_result="find_package(starpu_gemm)"
-if command -v cmake >/dev/null 2>&1; then
+if "${clean_env[@]}" sh -c 'command -v cmake' >/dev/null 2>&1; then
 	mkdir "$tmp/cmake"
 	cp "$top_srcdir/tests/example_gemm.c" "$tmp/cmake/"
 	cat >"$tmp/cmake/CMakeLists.txt" <<'CMAKE'
