@@ -2,7 +2,8 @@
 # The front door. On a fresh machine:
 #   ./bootstrap.sh run  [driver options]   set up, build, run a small DGEMM on 2 ranks with --check
 #   ./bootstrap.sh check                   set up, build, run the test suite (make check), then
-#                                          again under ASan+UBSan in ./build-sanitize
+#                                          again under ASan+UBSan in ./build-sanitize, then
+#                                          make distcheck (the tarball, on a subset of the tests)
 #   ./bootstrap.sh build                   set up and build only
 #   ./bootstrap.sh simulate [sim options] [-- driver options]
 #                                          the driver on simulated nodes and GPUs (StarPU+SimGrid;
@@ -10,6 +11,8 @@
 # Setup installs missing Debian packages, builds StarPU 1.4.10 once into ~/.cache/starpu-gemm
 # (reused afterwards), and builds this project in ./build (simulate: the simulated StarPU in
 # ~/.cache/starpu-gemm/starpu-1.4.10-simgrid and this project in ./build-simgrid).
+# STARPU_GEMM_FXT=1: StarPU with FxT traces (~/.cache/starpu-gemm/starpu-1.4.10-fxt) and this
+# project in ./build-fxt. SANITIZE=0, SIMULATE=0, DISTCHECK=0 skip those parts of check.
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
@@ -48,7 +51,7 @@ case $action in
     echo "+ scripts/simgrid/simulate.sh $*"
     exec scripts/simgrid/simulate.sh "$@"
     ;;
-  *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 scripts/install-deps.sh
@@ -58,8 +61,11 @@ scripts/install-starpu.sh
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
   autoreconf -fi > /dev/null 2>&1 || autoreconf -fi
 fi
-mkdir -p build
-cd build
+# StarPU with FxT is another StarPU: its own build tree, so ./build never mixes the two.
+build=build
+[ "${STARPU_GEMM_FXT:-0}" = 1 ] && build=build-fxt
+mkdir -p "$build"
+cd "$build"
 if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
   ../configure --quiet ${STARPU_GEMM_CONFIGURE_FLAGS:-}
 fi
@@ -68,7 +74,7 @@ make -j"$(nproc)" >/dev/null || make
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 case $action in
-  build) echo "built: $top/build/drivers/starpu_gemm" ;;
+  build) echo "built: $top/$build/drivers/starpu_gemm" ;;
   run)
     # A small default problem on 2 ranks with CPU workers; any driver option may be added.
     ranks=${RANKS:-2}
@@ -100,15 +106,32 @@ case $action in
     # The CPU tests again with AddressSanitizer, LeakSanitizer and UBSan on our code, in a tree
     # of their own (StarPU and Open MPI are not instrumented). SANITIZE=0 skips this.
     if [ "${SANITIZE:-1}" != 0 ]; then
-      mkdir -p "$top/build-sanitize"
-      cd "$top/build-sanitize"
+      mkdir -p "$top/$build-sanitize"
+      cd "$top/$build-sanitize"
       if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
         ../configure --quiet --enable-sanitizers ${STARPU_GEMM_CONFIGURE_FLAGS:-}
       fi
       make -j"$(nproc)" >/dev/null || make
       make check ${TESTS:+TESTS="$TESTS"} || status=$?
       lines="$lines
-$(summary "sanitizer tests (build-sanitize)")"
+$(summary "sanitizer tests ($build-sanitize)")"
+    fi
+    # The release tarball: make dist, then from the unpacked tarball (read-only sources) a
+    # fresh build, make check, install, uninstall and dist again. Its make check runs a subset
+    # (DISTCHECK_TESTS): the build, the driver, the library and the whole install chain from
+    # the tarball, about 5 minutes on 2 cores; the full suite already ran above.
+    if [ "${DISTCHECK:-1}" != 0 ]; then
+      cd "$top/$build"
+      dtests=${DISTCHECK_TESTS:-tests/codelets.sh tests/pgemm.sh tests/driver.sh tests/gemm.sh tests/bench_report.sh tests/install.sh}
+      if make distcheck TESTS="$dtests" > distcheck.log 2>&1; then
+        lines="$lines
+distcheck: passed ($(sed -n 's/ archives ready for distribution.*//p' distcheck.log | head -1).tar.gz; tests: $dtests)"
+      else
+        status=1
+        tail -n 40 distcheck.log
+        lines="$lines
+distcheck: FAILED (tests: $dtests; log: $top/$build/distcheck.log)"
+      fi
     fi
     echo "$lines"
     exit $status

@@ -49,7 +49,7 @@ done
 kit_start tensor
 kit_case link "$peak" --link 2048 --niter 5
 # Each case's ceiling at its own n (the same product with the data on the GPU, after 2 s of
-# warm-up: the clock sustained work settles at), s and d at CEIL_N for the README's table.
+# warm-up: the clock sustained work settles at), s and d at CEIL_N for docs/tensor-cores.md's table.
 for pn in "b $nh" "h $nh" "t $nt" "s ${CEIL_N:-16384}" "d ${CEIL_N:-16384}"; do
   kit_case "ceiling-${pn% *}" "$peak" --prec "${pn% *}" -n "${pn#* }" --niter 3 --warmup 1
 done

@@ -137,6 +137,7 @@ void sg_options_usage(FILE *out, const char *program)
 		         docs[o].metavar ? " " : "", docs[o].metavar ? docs[o].metavar : "");
 		fprintf(out, "  %-26s %s\n", left, docs[o].help);
 	}
+	fprintf(out, "  %-26s %s\n", "    --version", "print the version and StarPU's, and exit");
 	fprintf(out, "\nCSV columns: %s\n  (ncuda and ncpu: workers over all ranks; residual -1: "
 	        "not checked)\n", SG_REPORT_CSV_HEADER);
 	fprintf(out, "Environment (StarPU's, each overriding the driver's default; --help-env "

@@ -370,6 +370,14 @@ static void end_mpi(void)
 
 int main(int argc, char **argv)
 {
+	/* --version before MPI starts, so it answers without mpirun (help2man runs it). */
+	for (int a = 1; a < argc; a++)
+		if (!strcmp(argv[a], "--version")) {
+			int major, minor, release;
+			starpu_get_version(&major, &minor, &release);
+			printf("starpu_gemm %s (StarPU %d.%d.%d)\n", PACKAGE_VERSION, major, minor, release);
+			return EXIT_OK;
+		}
 	int provided = start_mpi(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "runtime/env.h"
@@ -188,6 +189,27 @@ static int repair_codelets(const char *codelets)
 	return ret ? ret : removed;
 }
 
+/* An exclusive flock(2) on dir/.starpu_gemm.lock, held until the descriptor is closed; works
+ * without MPI, for any launcher. -errno where it cannot be had (then no lock: the repair only
+ * removes empty files, so racing is untidy, not harmful). */
+static int lock_dir(const char *dir)
+{
+	char path[PATH_BYTES];
+	if (join(path, dir, ".starpu_gemm.lock"))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			int ret = -errno;
+			close(fd);
+			return ret;
+		}
+	}
+	return fd;
+}
+
 /* 0, or -errno saying why dir cannot hold StarPU's calibrations. *repaired: files removed. */
 static int usable(const char *dir, int *repaired)
 {
@@ -200,15 +222,21 @@ static int usable(const char *dir, int *repaired)
 		ret = make_path(bus);
 	if (!ret)
 		ret = probe(bus);
-	int removed = ret ? 0 : repair_bus(bus);
-	if (removed < 0)
-		return removed;
-	*repaired += removed;
-	removed = ret ? 0 : repair_codelets(codelets);
-	if (removed < 0)
-		return removed;
-	*repaired += removed;
-	return ret;
+	if (ret)
+		return ret;
+	/* The ranks of a node share this directory: one repairs while the others wait, then find
+	 * nothing left to remove (two repairing at once removed each other's files). */
+	int lock = lock_dir(dir);
+	int removed = repair_bus(bus);
+	if (removed >= 0) {
+		*repaired += removed;
+		removed = repair_codelets(codelets);
+	}
+	if (removed >= 0)
+		*repaired += removed;
+	if (lock >= 0)
+		close(lock); /* releases the flock */
+	return removed < 0 ? removed : 0;
 }
 
 static char private_home[PATH_BYTES];

@@ -3,9 +3,12 @@
 set -euo pipefail
 packages=(build-essential libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev pkg-config
           autoconf automake libtool gnuplot-nox libscalapack-openmpi-dev dpkg-dev perl
-          valgrind libblas-test python3-numpy scalapack-mpi-test)
+          valgrind libblas-test python3-numpy scalapack-mpi-test
+          help2man cmake)
 # The simulated build (./bootstrap.sh simulate): SimGrid's SMPI, and xsltproc for starpu_smpirun.
 [ "${STARPU_GEMM_SIMGRID:-0}" = 1 ] && packages+=(libsimgrid-dev xsltproc)
+# StarPU with FxT traces (STARPU_GEMM_FXT=1): the FxT library StarPU's --with-fxt links.
+[ "${STARPU_GEMM_FXT:-0}" = 1 ] && packages+=(libfxt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -4,6 +4,8 @@
 #   STARPU_GEMM_DEPS     where deps live (default ~/.cache/starpu-gemm); the prefix is printed.
 #   STARPU_GEMM_SIMGRID  1: the simulated StarPU (StarPU+SimGrid, needs libsimgrid-dev and
 #                        xsltproc) into its own prefix, starpu-1.4.10-simgrid (scripts/paths.sh).
+#   STARPU_GEMM_FXT      1: StarPU with FxT traces (--enable-fxt, Debian's libfxt-dev) into its own
+#                        prefix, starpu-1.4.10-fxt: STARPU_FXT_TRACE, starpu_fxt_tool, ViTE.
 set -euo pipefail
 
 version=1.4.10
@@ -28,6 +30,15 @@ elif [ -x "$cuda_dir/bin/nvcc" ]; then
   options+=(--enable-cuda --with-cuda-dir="$cuda_dir")
 else
   options+=(--disable-cuda)
+fi
+if [ "${STARPU_GEMM_FXT:-0}" = 1 ] && [ "${STARPU_GEMM_SIMGRID:-0}" != 1 ]; then
+  # FxT from Debian (its fxt.pc): --enable-fxt fails when FxT is missing, where StarPU's
+  # default (maybe) would quietly build without; --with-fxt=DIR is for an FxT of its own
+  # prefix. Traces are written at shutdown under STARPU_FXT_TRACE=1, read by starpu_fxt_tool.
+  # (The default build does not say --disable-fxt, so as not to rebuild every cached StarPU:
+  # once libfxt-dev is installed, a StarPU built afresh there has FxT too, tracing off.)
+  options+=(--enable-fxt)
+  build_dir=build-fxt
 fi
 stamp_text="starpu $debver ${options[*]}"
 stamp=$prefix/.starpu-gemm-stamp

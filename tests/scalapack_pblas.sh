@@ -57,8 +57,9 @@ check() {
   local expected=$passed
   if [ "$mode" = fallback ]; then
     expected=0
-    [ "$(grep -c "^starpu_gemm_scalapack: warning: MPI was initialised with thread level" \
-         "$log")" = 1 ] || expected="one warning"
+    # Not anchored either (the same interleaving): counted where it lands.
+    [ "$(grep -o "starpu_gemm_scalapack: warning: MPI was initialised with thread level" \
+         "$log" | wc -l)" -eq 1 ] || expected="one warning"
   fi
   if grep -q "Test for error exits flag *: *T" "$log" &&
      ! grep -q "Error-exit tests completed" "$log"; then
