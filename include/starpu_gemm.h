@@ -165,11 +165,16 @@ int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
 struct starpu_gemm_desc;
 
 /* prec: 's','d','c','z','b','h' (not 't': TF32 multiplies 's' matrices).
- * Collective over comm. Allocates (pinned, starpu_malloc) the tiles this rank owns and
- * registers every tile with StarPU-MPI: owned tiles with their memory, others with no home
- * node, so memory stays proportional to what this rank owns. MPI tags come from
- * starpu_mpi_tags_allocate(). Returns 0 or -EINVAL (bad sizes, grid not matching comm size,
- * user owner returning a rank out of range), -ENOMEM. */
+ * Collective over comm. Allocates the tiles this rank owns and registers every tile with
+ * StarPU-MPI: owned tiles with their memory, others with no home node, so memory stays
+ * proportional to what this rank owns. Where several ranks of comm share a node, their tiles
+ * are allocated in shared memory (/dev/shm, one object per rank, unlinked once mapped; pinned
+ * in every rank with GPUs) and each rank's tasks read its node peers' A and B tiles in place:
+ * only ranks of different nodes exchange tiles through MPI (STARPU_GEMM_SHARE_NODE=0: every
+ * rank its own node, as before). Where the node's shared memory cannot hold them, a notice
+ * says so and the tiles are private. MPI tags come from starpu_mpi_tags_allocate(). Returns 0
+ * or -EINVAL (bad sizes, grid not matching comm size, user owner returning a rank out of
+ * range), -ENOMEM. */
 int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m, int64_t n,
                             int tile, const struct starpu_gemm_dist *dist, MPI_Comm comm);
 /* Process-local matrices: every tile lives in this process and is registered with StarPU
@@ -177,6 +182,9 @@ int starpu_gemm_desc_create(struct starpu_gemm_desc **desc, char prec, int64_t m
  * descriptor constructor; dist is then ignored and may be NULL. */
 #define STARPU_GEMM_COMM_LOCAL MPI_COMM_NULL
 
+/* Descriptors over memory the caller owns (the two constructors below) keep exchanging tiles
+ * through MPI between ranks of one node: a process's private memory cannot be read by
+ * another, and mapping it again would need the caller to have allocated it shared. */
 /* A descriptor over a column-major array the caller owns: element (r,c) of the m x n matrix is
  * at array[r + c*ld] (ld >= m), in the precision's type. Tiles are registered in place as
  * sub-blocks of it (nothing is copied); on several ranks each rank passes its own array of
@@ -379,9 +387,11 @@ struct starpu_gemm_request;
  * were submitted, so every rank submits the same sequence), while the caller goes on and may
  * submit its own StarPU tasks. alpha and beta are copied. Until starpu_gemm_wait() returns the
  * caller must not touch A, B and C other than through StarPU tasks submitted after this call
- * (StarPU's sequential consistency then orders them), and must wait for every request before
- * destroying its descriptors, shutting StarPU down or exiting (the submission thread may
- * still be inserting its tasks: StarPU asserts, or the exit crashes). Collective over the
+ * (StarPU's sequential consistency then orders them; with descriptors whose tiles node peers
+ * read in place, not even that for A and B: their tasks are in other processes), and must
+ * wait for every request before destroying its descriptors, shutting StarPU down or exiting
+ * (the submission thread may still be inserting its tasks: StarPU asserts, or the exit
+ * crashes). Collective over the
  * descriptors' communicator: every rank submits the same products in the same order. Returns
  * 0 and *req, or -EINVAL (non-conforming descriptors or options; nothing submitted),
  * -ENOMEM. */
