@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include "common/errors.h"
 #include "runtime/comm.h"
+#include "runtime/env.h"
 
 int sg_desc_validate(char prec, int64_t m, int64_t n, int tile,
                      const struct starpu_gemm_dist *dist, int nranks, int verbose)
@@ -214,9 +215,13 @@ static int place_tiles(struct starpu_gemm_desc *d, const struct tile_source *src
 	if (src->kind == SOURCE_ALLOC && !d->local) {
 		ret = sg_node_share_alloc(d);
 		if (ret == -ENOSPC) {
-			if (d->rank == 0)
-				fprintf(stderr, "starpu_gemm: notice: the node's shared memory could not map "
-				        "the tiles (/dev/shm full?): its ranks exchange tiles through MPI\n");
+			/* Once per process: every later descriptor would say the same. */
+			static int said;
+			if (d->rank == 0 && !said++)
+				fprintf(stderr, "starpu_gemm: notice: the ranks of a node could not share "
+				        "their tiles in %s (STARPU_GEMM_SHM_DIR: missing, or too small): they "
+				        "exchange them through MPI, unlike the plan's prediction\n",
+				        sg_env_choice(SG_ENV_GEMM_SHM_DIR));
 			sg_node_share_free(d);
 			ret = 0;
 		}

@@ -1,5 +1,5 @@
-/* The library's tiles of one node's ranks in shared memory (a POSIX shared memory object per
- * rank, mapped by every rank of the node), so that a rank reads its node peers' A and B tiles
+/* The library's tiles of one node's ranks in shared memory (a file per rank in
+ * STARPU_GEMM_SHM_DIR, /dev/shm by default, mapped by every rank of the node), so that a rank reads its node peers' A and B tiles
  * in place, from
  * its own GPUs or CPU workers, instead of receiving copies through MPI (between processes of
  * a node Open MPI moves 3-5 GB/s per rank, against 55 GB/s host links: bench/notes-node.md).
@@ -102,7 +102,8 @@ void sg_node_share_free(struct starpu_gemm_desc *d)
  * segments made, which its peers learn from it. */
 static void segment_name(char *name, size_t len, long pid, unsigned long serial)
 {
-	snprintf(name, len, "/starpu_gemm.%ld.%lu", pid, serial);
+	snprintf(name, len, "%s/starpu_gemm.%ld.%lu", sg_env_choice(SG_ENV_GEMM_SHM_DIR), pid,
+	         serial);
 }
 
 /* This rank's segment: made, reserved and mapped; 0 or -errno. */
@@ -111,7 +112,7 @@ static int make_segment(const char *name, size_t bytes, void **base)
 	*base = NULL;
 	if (!bytes)
 		return 0;
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return -errno;
 	int ret = posix_fallocate(fd, 0, (off_t)bytes);
@@ -123,7 +124,7 @@ static int make_segment(const char *name, size_t bytes, void **base)
 	}
 	close(fd);
 	if (ret)
-		shm_unlink(name);
+		unlink(name);
 	return -ret;
 }
 
@@ -132,7 +133,7 @@ static int map_segment(const char *name, size_t bytes, void **base)
 	*base = NULL;
 	if (!bytes)
 		return 0;
-	int fd = shm_open(name, O_RDWR, 0600);
+	int fd = open(name, O_RDWR);
 	if (fd < 0)
 		return -errno;
 	*base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -152,7 +153,7 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
 	struct { long pid; unsigned long serial; unsigned long long bytes; }
 		self = { (long)getpid(), serial++, mine },
 		*all = malloc((size_t)s->node_size * sizeof(*all));
-	char name[64];
+	char name[4200];
 	segment_name(name, sizeof(name), self.pid, self.serial);
 	int ret = all ? make_segment(name, mine, &s->bases[me]) : -ENOMEM;
 	s->sizes[me] = mine;
@@ -164,7 +165,7 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
 	for (int nr = 0; !any_failed && nr < s->node_size; nr++) {
 		if (nr == me)
 			continue;
-		char peer[64];
+		char peer[4200];
 		segment_name(peer, sizeof(peer), all[nr].pid, all[nr].serial);
 		s->sizes[nr] = (size_t)all[nr].bytes;
 		if (map_segment(peer, s->sizes[nr], &s->bases[nr]))
@@ -173,7 +174,7 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
 	/* Mapped everywhere (or given up): the name can go, the memory stays while mapped. */
 	SG_MPI_FATAL(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, node));
 	if (mine && s->bases[me])
-		shm_unlink(name);
+		unlink(name);
 	free(all);
 	return any_failed ? -ENOSPC : 0;
 }

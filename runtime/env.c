@@ -128,6 +128,10 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",
 	        "0: every rank its own node: ranks of one node exchange tiles through MPI instead "
 	        "of reading them in place (the multi-node path, on one machine)"),
+	[SG_ENV_GEMM_SHM_DIR] = { "STARPU_GEMM_SHM_DIR", ENV_TEXT, GROUP_LIBRARY, 0, 0,
+	                          "a directory", 1, NULL, "/dev/shm", "/dev/shm",
+	                          "where a node's ranks keep the tiles they share (a memory file "
+	                          "system; each rank reserves its tiles there)", NULL },
 	/* Read where an interposer is loaded or first called (doors/blas.c,
 	 * doors/scalapack_runtime.c): it must not fail the program's own BLAS call over them. */
 	DOOR_INT(SG_ENV_GEMM_BLAS_THRESHOLD, "STARPU_GEMM_BLAS_THRESHOLD", 0, LLONG_MAX,
