@@ -29,9 +29,12 @@ struct starpu_gemm_request {
 	int beta_zero;                     /* C's first update writes it without reading it */
 	struct sg_c_home *home;            /* plan.c_home: the scratch tiles of this rank's C */
 	int gemm_where;                    /* STARPU_CUDA where GPUs run every GEMM task, or -1 */
-	int gpu_node;                      /* the memory node of the rank's one GPU, or -1 */
-	int64_t *asked_a, *asked_b;        /* gpu_node: per A tile and per B tile (as stored),
-	                                    * 1 + the last chunk that prefetched it (one array) */
+	int ngpus;                         /* this rank's GPUs: memory nodes gpu_nodes[] */
+	unsigned gpu_nodes[STARPU_MAXNODES];
+	int gpu_rows, gpu_cols;            /* static_gpu: the GPUs as a grid over C's tiles */
+	int64_t *asked_a, *asked_b;        /* where each task's GPU is known (one GPU, or
+	                                    * static_gpu): per A tile and per B tile (as stored)
+	                                    * and GPU, 1 + the last chunk that prefetched it */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
 	int share;                         /* A's and B's node peers' tiles are read in place
@@ -86,12 +89,30 @@ static void share_begin(struct pgemm *g)
 		}
 }
 
-/* Static GPU ownership (paper section 2, last paragraph): columns of C go to this rank's GPUs
- * cyclically, so each chain of updates of a C tile stays on one GPU. */
-static int gpu_worker_of_column(const struct pgemm *g, int j)
+/* The GPU (index into gpu_nodes) that runs C(i,j)'s updates, where it is known: the one GPU,
+ * or under static ownership (paper section 2, last paragraph) the rank's GPUs as a
+ * gpu_rows x gpu_cols grid dealt cyclically over its C tiles, so each chain of updates of a
+ * C tile stays on one GPU and each GPU needs a share of A's rows and of B's columns (4 GPUs as
+ * 2 x 2: half of each, where columns dealt alone need all of A on every GPU). -1: dmdas
+ * chooses. */
+static int gpu_of_tile(const struct pgemm *g, int i, int j)
 {
-	int local_col = j / g->pb.Q;
-	return g->cuda_workers[local_col % g->plan.G];
+	if (g->ngpus == 1)
+		return 0;
+	if (!g->static_gpu)
+		return -1;
+	int li = i / g->pb.P, lj = j / g->pb.Q;
+	return (li % g->gpu_rows) * g->gpu_cols + lj % g->gpu_cols;
+}
+
+/* The most square grid of G GPUs, rows <= columns. */
+static void gpu_grid(int G, int *rows, int *cols)
+{
+	*rows = 1;
+	for (int r = 1; r * r <= G; r++)
+		if (G % r == 0)
+			*rows = r;
+	*cols = G / *rows;
 }
 
 /* The priority that keeps a GPU on the walk's order: the walk's task number, negated. A
@@ -139,16 +160,16 @@ static int inserts(const struct pgemm *g, int runner, int64_t a_tile, int64_t b_
  * GPU per rank only (with several, dmdas picks the GPU at that point), and tiles in reach only
  * (a tile of another node is not here before StarPU-MPI receives it). */
 static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
-                           int64_t *asked, int r, int c, int64_t chunk, int prio)
+                           int64_t *asked, int r, int c, int64_t chunk, int prio, int gpu)
 {
 	/* Once per tile and chunk: its first task in the walk has the highest priority, the
 	 * chunk's others would ask again for a tile on its way. */
-	int64_t t = (int64_t)c * X->mt + r;
+	int64_t t = (int64_t)c * X->mt + r, *mark = &asked[t * g->ngpus + gpu];
 	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
-	if (asked[t] == chunk + 1 || !in_reach)
+	if (*mark == chunk + 1 || !in_reach)
 		return;
-	asked[t] = chunk + 1;
-	starpu_data_prefetch_on_node_prio(input_handle(g, X, t), (unsigned)g->gpu_node, 1, prio);
+	*mark = chunk + 1;
+	starpu_data_prefetch_on_node_prio(input_handle(g, X, t), g->gpu_nodes[gpu], 1, prio);
 }
 
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
@@ -177,7 +198,8 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	if (local)
 		sg_window_add_task(g->window);
 	/* Only the executing rank uses the callback and the worker; the others only send. */
-	int worker = g->static_gpu && local ? gpu_worker_of_column(g, j) : -1; /* -1: any */
+	int gpu = local && g->ngpus > 0 ? gpu_of_tile(g, i, j) : -1;
+	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	/* The last shell's C tiles go through the GPU as before: the link has room for them by
 	 * then (A and B are in), and adds at home would be what the product waits for at its end
 	 * (n = 8192 on an H200: last task at 25.0 ms, C home at 31-33 with every tile added at
@@ -202,9 +224,9 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
 	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
 #undef GEMM_TASK_ARGS
-	if (ret >= 0 && local && g->asked_a) {
-		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio);
-		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio);
+	if (ret >= 0 && gpu >= 0 && g->asked_a) {
+		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio, gpu);
+		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio, gpu);
 	}
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
@@ -372,13 +394,13 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 		g->hook = *hook;
 	g->share = !g->pb.local && A->shared && B->shared;
 	g->static_gpu = opts.static_gpu && g->plan.G > 0;
-	g->gpu_node = -1;
-	unsigned gpu_nodes[STARPU_MAXNODES];
-	if (starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, gpu_nodes, STARPU_MAXNODES) == 1) {
-		g->gpu_node = (int)gpu_nodes[0];
-		size_t a_tiles = (size_t)starpu_gemm_desc_tile_rows(A) * starpu_gemm_desc_tile_cols(A);
-		size_t tiles = a_tiles +
-		               (size_t)starpu_gemm_desc_tile_rows(B) * starpu_gemm_desc_tile_cols(B);
+	g->ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, g->gpu_nodes,
+	                                                   STARPU_MAXNODES);
+	gpu_grid(g->ngpus > 0 ? g->ngpus : 1, &g->gpu_rows, &g->gpu_cols);
+	/* Each task's GPU is known: its tiles are prefetched there at submission. */
+	if (g->ngpus == 1 || (g->static_gpu && g->ngpus > 1)) {
+		size_t a_tiles = (size_t)A->mt * A->nt * g->ngpus;
+		size_t tiles = a_tiles + (size_t)B->mt * B->nt * g->ngpus;
 		if (!(g->asked_a = calloc(tiles, sizeof(*g->asked_a)))) {
 			free(g);
 			return -ENOMEM;
