@@ -45,7 +45,7 @@ for t in ${TILES:-1 4 16 64 512}; do
 		tasks=$((nt * nt * nt))
 		plan=$(driver --plan)
 		status=$?
-		host=$(sed -n 's/^plan: sized for .* GB per GPU, \([0-9.]*\) GB host per rank$/\1/p' <<<"$plan")
+		host=$(sed -n 's/^plan: sized for \(.* GB per GPU, \)\{0,1\}\([0-9.]*\) GB host per rank$/\2/p' <<<"$plan")
 		if [ -z "$host" ]; then # refused before planning: the figure is in the message
 			host=$(sed -n 's/.* of the \([0-9.]*\) GB of host memory per rank.*/\1/p' <<<"$plan")
 		fi
@@ -65,7 +65,7 @@ for t in ${TILES:-1 4 16 64 512}; do
 		log=$(driver --niter 1 --warmup 0 -q)
 		status=$?
 		seconds=$(($(date +%s) - start))
-		set -- $(sed -n 's/^memory: peak resident per rank \([0-9.]*\) \([A-Za-z]*\), bound \([0-9.]*\) \([A-Za-z]*\)$/\1 \2 \3 \4/p' <<<"$log")
+		set -- $(sed -n 's/^memory: peak resident per rank \([0-9.]*\) \([A-Za-z]*\), bound \([0-9.]*\) \([A-Za-z]*\).*$/\1 \2 \3 \4/p' <<<"$log")
 		if [ "$status" -ne 0 ] || [ $# -ne 4 ]; then
 			msg=$(grep -m1 '^starpu_gemm: ' <<<"$log")
 			echo "$ranks,$n,$t,$tasks,$host,,,,$seconds,$(quoted "failed (exit $status): $msg")" >>"$out"

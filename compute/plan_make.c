@@ -40,8 +40,11 @@ int starpu_gemm_plan_sizes(struct starpu_gemm_plan *plan, char prec, char transA
 
 void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 {
-	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid, %d GPU(s) per rank\n",
-	        pl->Mt, pl->Nt, pl->Kt, pl->tile, pl->P, pl->Q, pl->G);
+	fprintf(out, "plan: tiles %dx%dx%d (t=%d) on a %dx%d grid", pl->Mt, pl->Nt, pl->Kt, pl->tile,
+	        pl->P, pl->Q);
+	if (pl->G > 0)
+		fprintf(out, ", %d GPU(s) per rank", pl->G);
+	fputc('\n', out);
 	const struct sg_precision *p = sg_precision(pl->prec);
 	if (p && p->letter != p->c_letter) /* the mixed precisions: two tile sizes */
 		fprintf(out, "plan: %cgemm (%s): A and B tiles %.1f MB, C tiles %.1f MB\n",
@@ -49,8 +52,12 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
 	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
-	fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
-	        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
+	/* Without GPUs, no word of them (bench/rss.sh reads the host figure either way). */
+	if (pl->G > 0)
+		fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
+		        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
+	else
+		fprintf(out, "plan: sized for %.1f GB host per rank\n", pl->host_mem / 1e9);
 	if (pl->c_home)
 		fprintf(out, "plan: C stays in host memory: the GEMM tasks accumulate alpha*op(A)*op(B) in "
 		        "scratch tiles, a CPU worker adds beta*C\n");
@@ -58,17 +65,18 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
 		        pl->tiles_per_gpu, pl->remote_tiles_per_rank);
 	else
-		fprintf(out, "plan: no GPU; remote A/B tiles per rank <= %.0f\n",
-		        pl->remote_tiles_per_rank);
+		fprintf(out, "plan: remote A/B tiles per rank <= %.0f\n", pl->remote_tiles_per_rank);
 	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
 	        "handles (%.1f KB each, %.1f with StarPU-MPI's entry), at most %.0f tasks in flight "
 	        "(%.1f KB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
 	        (SG_HANDLE_HOST_BYTES + SG_MPI_ENTRY_HOST_BYTES) / 1e3, pl->tasks_in_flight,
 	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
-	fprintf(out, "plan: predicted per rank: host->GPU %.3f GB, GPU->host %.3f GB, MPI received "
-	        "%.3f GB (from other nodes), node peers' tiles read in place %.3f GB\n",
-	        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9,
-	        pl->node_read_bytes / 1e9);
+	fprintf(out, "plan: predicted per rank: ");
+	if (pl->G > 0)
+		fprintf(out, "host->GPU %.3f GB, GPU->host %.3f GB, ", pl->host_to_gpu_bytes / 1e9,
+		        pl->gpu_to_host_bytes / 1e9);
+	fprintf(out, "MPI received %.3f GB (from other nodes), node peers' tiles read in place "
+	        "%.3f GB\n", pl->mpi_recv_bytes / 1e9, pl->node_read_bytes / 1e9);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
 		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
 		        "host->GPU rate, %.3f GB / GPU->host rate, %.3f GB / MPI rate)\n",

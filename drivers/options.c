@@ -228,6 +228,16 @@ static int parse_sizes(int code, const char *text, int dim, struct sg_driver_opt
 {
 	char item[32];
 	int count = 0;
+	/* --sizes and -M/-N/-K set the same dimensions: given together, the later would
+	 * silently win (an option given twice wins the second time, as usual). */
+	for (int d = 0; d < 3; d++)
+		if ((dim == 3 || d == dim) && opts->nlist[d] && (dim == 3) != opts->by_sizes) {
+			sg_driver_error(err, errlen, "%s: %s is set by %s too: give --sizes, or -M/-N/-K",
+			                option_label(code), d == 0 ? "M" : d == 1 ? "N" : "K",
+			                dim == 3 ? "-M/-N/-K" : "--sizes");
+			return -1;
+		}
+	opts->by_sizes = dim == 3;
 	for (const char *p = text;; p++) {
 		size_t len = strcspn(p, ",");
 		if (len >= sizeof(item))

@@ -33,6 +33,7 @@ struct sg_driver_options {
 	int nsizes;                /* products to measure in turn, in one StarPU start */
 	int64_t sizes[SG_DRIVER_MAX_SIZES][3]; /* M, N, K of each */
 	int nlist[3];              /* values given to -M, -N, -K (0: default, 1: every product) */
+	int by_sizes;              /* the sizes came from --sizes (not -M/-N/-K) */
 	int P, Q;                  /* process grid, P*Q == ranks once parsed */
 	char prec;                 /* 's','d','c','z','b','h' (A's and B's; C's: prec_of_c) */
 	char transA, transB;       /* 'N','T','C', normalised (C becomes T for real precisions) */

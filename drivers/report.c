@@ -143,9 +143,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		printf("scheduler: %s (%s)\n", rep->sched,
 		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
 		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
-		for (int r = 0; r < rep->nranks; r++)
-			printf("workers: rank %d: %d CPU, %d CUDA (%d GPU), on CPUs %s\n", r, all[3 * r],
-			       all[3 * r + 1], all[3 * r + 2], bindings + SG_BINDING_TEXT * r);
+		for (int r = 0; r < rep->nranks; r++) {
+			printf("workers: rank %d: %d CPU", r, all[3 * r]);
+			if (all[3 * r + 1] || all[3 * r + 2]) /* CPU-only ranks: no word of GPUs */
+				printf(", %d CUDA (%d GPU)", all[3 * r + 1], all[3 * r + 2]);
+			printf(", on CPUs %s\n", bindings + SG_BINDING_TEXT * r);
+		}
 		note_shared_gpus(all_gpus, rep->nranks);
 		printf("problem: %cgemm%s transA=%c transB=%c M=%lld N=%lld K=%lld tile=%d, "
 		       "alpha=%g%+gi beta=%g%+gi\n", opts->prec,
@@ -347,13 +350,14 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	printf("traffic per run, all ranks (measured: mean of %d run(s)):\n", runs);
 	printf("  %-14s %14s %14s\n", "", "measured", "predicted");
 	const char *names[] = { "host -> GPU", "GPU -> host", "GPU <-> GPU", "MPI" };
-	for (int t = 0; t < 4; t++) {
+	for (int t = rep->ngpus > 0 ? 0 : 3; t < 4; t++) {
 		const char *predicted = t == 2 ? "-" : sg_driver_format_bytes(sums[t < 2 ? 4 + t : 6], b,
 		                                                              sizeof(b));
 		printf("  %-14s %14s %14s\n", names[t],
 		       sg_driver_format_bytes(sums[t] / runs, a, sizeof(a)), predicted);
 	}
-	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: remote A and B tiles received)\n");
+	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: A and B tiles received from other "
+	       "nodes)\n");
 	fflush(stdout);
 }
 

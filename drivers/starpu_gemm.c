@@ -5,6 +5,8 @@
  * starts (every rank parses the same argv, so they all stop together); what needs StarPU or
  * the other ranks is agreed on with an MPI_Allreduce, then every rank shuts down cleanly.
  * Rank 0 prints the one error line. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -63,6 +65,23 @@ static void single_threaded_blas(void)
 #ifdef OPENBLAS_VERSION
 	openblas_set_num_threads(1);
 #endif
+}
+
+/* Collective over host: a note when a rank is bound to fewer cores than its share of the
+ * node (mpirun binds each rank to one core by default when it starts 2 or fewer: the library
+ * then has one core to work on, whatever the node has). */
+static void note_binding(MPI_Comm host)
+{
+	cpu_set_t bound;
+	int host_ranks, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	MPI_Comm_size(host, &host_ranks);
+	int mine = sched_getaffinity(0, sizeof(bound), &bound) == 0 ? CPU_COUNT(&bound) : cores;
+	char text[256] = "";
+	if (host_ranks > 0 && mine < cores / host_ranks)
+		snprintf(text, sizeof(text), "rank %d is bound to %d of its node's %d cores, fewer "
+		         "than its share (%d): run mpirun with --bind-to none, and the library splits "
+		         "the node's cores among its ranks", rank, mine, cores, cores / host_ranks);
+	say_first(text, "note");
 }
 
 static void stop_starpu(void)
@@ -279,9 +298,12 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	/* GiB to three decimals: peak and bound are compared to the percent (bench/rss.sh),
 	 * where "5.8 GiB" would say little. */
 	if (peak > 0)
-		printf("memory: peak resident per rank %s, bound %s\n",
+		printf("memory: peak resident per rank %s, bound %s%s\n",
 		       sg_driver_format_bytes_to(peak, 3, p, sizeof(p)),
-		       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)));
+		       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)),
+		       /* The bound is the product's; the check's reference rows and columns come
+		        * on top (bench/rss.sh, which compares the two, runs without it). */
+		       o->check ? " (the product's; --check's reference buffers come on top)" : "");
 	else
 		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
 		       sg_driver_format_bytes(bound, b, sizeof(b)));
@@ -427,6 +449,7 @@ int main(int argc, char **argv)
 	}
 	say_first(notice, "notice");
 	MPI_Comm host = sg_driver_host_comm();
+	note_binding(host);
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
 	 * size that fails is reported and the next one still runs; the worst status is kept. */
 	int status = EXIT_OK;
@@ -440,6 +463,14 @@ int main(int argc, char **argv)
 			status = size_status;
 	}
 	sg_driver_host_comm_free(&host);
+	/* Rows lost to a full disk or a closed pipe (--csv > file) fail the run, on every rank. */
+	int lost = rank == 0 && (fflush(stdout) != 0 || ferror(stdout)), any_lost;
+	sg_driver_allreduce(&lost, &any_lost, 1, sizeof(int), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (lost)
+		fprintf(stderr, "starpu_gemm: error: writing the results to standard output failed: "
+		        "%s\n", strerror(errno));
+	if (any_lost && status < EXIT_FAILED)
+		status = EXIT_FAILED;
 	stop_starpu();
 	end_mpi();
 	return status;

@@ -81,5 +81,18 @@ if [ "$sizes" != "64/48/40 80/48/56 " ]; then
 	echo "FAIL -M 64,80 -N 48 -K 40,56: M/N/K of the rows are $sizes"; failures=$((failures + 1))
 fi
 
+# Rows that cannot be written fail the run. Started alone (a singleton): under mpirun the
+# ranks write to mpirun, which writes the file and does not tell them when that fails.
+if [ -w /dev/full ]; then
+	full_status=0
+	full_err=$(STARPU_SILENT=1 STARPU_NCUDA=0 timeout 60 "$top_builddir/drivers/starpu_gemm" \
+		--csv -M 64 -N 64 -K 64 -t 32 --niter 1 --warmup 0 2>&1 > /dev/full) || full_status=$?
+	if [ "$full_status" = 1 ] && grep -q "writing the results to standard output failed" <<<"$full_err"; then
+		echo "PASS --csv > /dev/full: exit 1, '$full_err'"
+	else
+		echo "FAIL --csv > /dev/full: exit $full_status, '$full_err'"; failures=$((failures + 1))
+	fi
+fi
+
 echo "# driver_csv: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -138,6 +138,8 @@ done <<TABLE
 2 | 20 | - | -M/--M: '' is not an integer | | -M 64,,128
 2 | 20 | - | --sizes: 0 must be positive | | --sizes 64,0
 2 | 20 | - | -M/--M: 2 sizes, but another dimension has 3 | | -M 64,128 -N 1,2,3
+2 | 20 | - | -M/--M: M is set by --sizes too | | --sizes 64 -M 128
+2 | 20 | - | --sizes: N is set by -M/-N/-K too | | -N 64 --sizes 128
 2 | 20 | - | -K/--K: '0x10' is not an integer | | -K 0x10
 # Tiles.
 2 | 20 | - | -t/--tile: 0 must be positive | | -t 0
