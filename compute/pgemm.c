@@ -119,8 +119,7 @@ static void gpu_grid(int G, int *rows, int *cols)
  * C tile's update k+1 becomes ready only when update k ends, and with equal priorities
  * dmdas would queue it behind every ready update of the chunk: the GPU then ran a chunk
  * k-layer by k-layer, needing all of its C block before the first layer ends and sending
- * all of it home after the last (BF16, n = 65536: 1.33 s against a 0.69 s bound; 0.94 s
- * with these priorities and the prefetches below, bench/notes-tensor.md). dmdas also orders
+ * all of it home after the last (bench/notes-tensor.md). dmdas also orders
  * the prefetches by priority, so the loads follow the walk too. CPUs read host memory in
  * place, and dmdas's sorted queue costs a walk of the queue per push: none there. */
 static int walk_priority(const struct pgemm *g, int64_t seq)
@@ -202,8 +201,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	/* The last shell's C tiles go through the GPU as before: the link has room for them by
 	 * then (A and B are in), and adds at home would be what the product waits for at its end
-	 * (n = 8192 on an H200: last task at 25.0 ms, C home at 31-33 with every tile added at
-	 * home, bench/notes-gpu.md). */
+	 * (bench/notes-gpu.md). */
 	int home = g->home && local && !sg_walk_in_last_shell(&g->plan, i, j);
 	int overwrite = k == 0 && (g->beta_zero || home);
 	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
@@ -411,8 +409,8 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 		find_cuda_workers(g);
 	/* Where the rank has GPUs, they run every GEMM task: the CPU worker beside them adds C
 	 * at home, and a CPU worker that took a GEMM task (dmdas tries each kind of worker of an
-	 * uncalibrated model) would hold it thousands of times longer than a GPU (BF16 n = 65536:
-	 * no task done in 200 s, bench/notes-gpu.md). */
+	 * uncalibrated model) would hold it thousands of times longer than a GPU
+	 * (bench/notes-gpu.md). */
 	g->gemm_where = g->plan.G > 0 ? (int)STARPU_CUDA : -1;
 	if (g->plan.c_home)
 		g->home = sg_c_home_create(g->pb.Mt, g->pb.Nt, g->pb.local ? MPI_COMM_NULL : g->pb.comm,

@@ -49,12 +49,9 @@ static int largest_d(double mem_tiles, double b, double c_per_gpu, double c_weig
  * over all GPUs), square if possible and cut into even blocks; with no GPU (area 0) all of the
  * rank's C, which sits in host memory anyway. Values the caller forced are kept.
  *
- * No smaller blocks for their own sake. They were cut in quarters on GPUs for a while, when
- * a chunk ran k-layer by k-layer and all of a block's C went home after its last layer; since
- * the walk keeps each C tile's updates together (compute/walk.h, task priorities in
- * compute/pgemm.c) a tile goes home when done whatever the block, and one block is faster:
- * n = 16384 on an H100, 48.1-48.4 TFLOP/s in one block against 45.2 in quarter-width ones
- * with this walk (bench/notes-gpu.md, issue 15). */
+ * No smaller blocks for their own sake: the walk keeps each C tile's updates together
+ * (compute/walk.h), so a tile goes home when done whatever the block, and one block was
+ * faster than quarter-width ones (bench/notes-gpu.md). */
 static void choose_block(const struct starpu_gemm_opts *opts, double area, int Mtl, int Ntl,
                          int *bp, int *cp)
 {
@@ -92,9 +89,8 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 }
 
 /* What a rank's first tasks allocate whatever the size: per CPU worker, OpenBLAS's packing
- * buffers and StarPU's per-worker state (1.7 MiB with 1 worker, 2.8 with 2: n = 2048, t =
- * 512), and with tiles crossing between ranks, Open MPI's shared-memory buffers (up to 3 MiB
- * more on 2 ranks at n = 4096). */
+ * buffers and StarPU's per-worker state, and with tiles crossing between ranks, Open MPI's
+ * shared-memory buffers (measured by bench/rss.sh: bench/README.md). */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
 /* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
@@ -115,9 +111,8 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  *
  * The share: the walk prefetches every task's tiles when it is submitted (compute/pgemm.c),
  * so the whole window is resident at once, and a window that filled the GPU to the last tile
- * left StarPU's allocator and cuBLAS's workspace no room: DGEMM n = 32768 on an H100 capped at
- * 8 GiB, b = c = 4, d = 2 (64 tiles of 64) reloaded evicted tiles and ran at 46.5 TFLOP/s,
- * against 51.2 with d = 1 (bench/notes-gpu.md). */
+ * left StarPU's allocator and cuBLAS's workspace no room: evicted tiles were loaded again
+ * (bench/notes-gpu.md). */
 #define GPU_WINDOW_SHARE 0.9
 static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
                        double c_weight, double c_blocks, double window, int Kt,
@@ -134,9 +129,8 @@ static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
 /* C blocks a GPU holds at once: with several blocks and a lookahead, the window's last
  * chunks belong to the next block while the current one finishes, and their tasks touch
  * (with d = 1: all of) the next block's C tiles, which arrive before the current block's
- * leave. Sized for one block, BF16 n = 65536 capped at 16 GiB (b = 4, c = 8, d = 1) loaded
- * 48.8 GiB for 40.0 predicted and ran 1.18-1.26 s; sized for two, b = c = 4, d = 2: 40.0 GiB
- * and 0.954-0.963 s (bench/results/diagnostics-h100-20261124b.log, exp6). */
+ * leave. Sized for one block, a capped GPU loaded more than predicted and ran slower
+ * (bench/results/diagnostics-h100-20261124b.log, exp6). */
 static double c_blocks_held(int X, int Y, int lookahead)
 {
 	return X * Y > 1 && lookahead > 0 ? 2 : 1;
@@ -144,7 +138,7 @@ static double c_blocks_held(int X, int Y, int lookahead)
 
 /* StarPU's host memory per registered tile (every rank registers every tile), and what the
  * allocation of a tile of tile_bytes adds to it: glibc maps a tile of 128 KiB or more on its
- * own, a page more (n = 4096, t = 512 on 1 rank: 0.8 MiB over 192 tiles). */
+ * own, a page more (bench/rss.sh). */
 static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
 {
 	return SG_HANDLE_HOST_BYTES + (pb->local ? 0 : SG_MPI_ENTRY_HOST_BYTES) +

@@ -70,10 +70,8 @@ static int distinct_gpus(const char *names, const int *all, int nranks)
 	return n;
 }
 
-/* Ranks that share a GPU: said once, with what it costs and what helps, measured on one H100
- * (bench/notes-gpu.md): two CUDA contexts time-slice the GPU (two processes looping DGEMMs of
- * 4096 get 0.89 of one together) and, at n = 32768, the tiles of the operand a rank does not
- * own cross between the processes through MPI. */
+/* Ranks that share a GPU: said once, with what it costs and what helps (bench/notes-gpu.md):
+ * two CUDA contexts time-slice the GPU. */
 static void note_shared_gpus(const char *names, int nranks)
 {
 	for (int r = 0; r < nranks; r++)

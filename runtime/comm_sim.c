@@ -20,8 +20,8 @@
  * DT_FLAG_DERIVED, smpi_datatype.cpp) and then passes every such message through buffers of
  * its size that it allocates, fills and frees (Request::init_buffer: xbt_malloc, serialize;
  * unserialize at the receiver): for tiles of 4096 doubles, 128 MiB of real memory per message
- * in flight and three copies of it. That was the simulation's memory (5.3 GB for 4 nodes of
- * 4 GPUs at n = 32768) and 93% of its time (47 s, now 3.5 s; bench/results/sim-notes.md). So
+ * in flight and three copies of it: most of the simulation's memory and time
+ * (bench/results/sim-notes.md). So
  * a tile goes as MPI_BYTE (SMPI times a message by its size alone), and is sent from an SMPI
  * shared buffer, which SMPI never copies from (smpi_comm_copy_buffer_callback): the receiver's
  * tile is left as it was, which is all a simulation needs (no result is computed). These

@@ -16,9 +16,8 @@
 #include <cuda_runtime.h>
 #endif
 
-/* Measured on a 2xH200 node, n=16384 DGEMM (bench/notes-gpu.md): with 30 CPU workers beside
- * each GPU, lws gave 0.29 TFLOP/s; GPUs alone, 65 TFLOP/s: a CPU core holds a 2048 tile task
- * 4300x longer than a GPU. dmdas places tasks by perf model and data. */
+/* With GPUs, dmdas places tasks by perf model and data: lws let CPU workers take tile tasks
+ * that a GPU runs thousands of times faster (bench/notes-gpu.md). */
 #define SG_GPU_SCHED "dmdas"
 /* Without GPUs: first or tied first at every tile size in bench/cpu.sh --sweep (bench/README.md). */
 #define SG_CPU_SCHED "lws"
@@ -41,10 +40,8 @@ static int gpus_used(void)
 
 /* Beside GPUs, one CPU worker, which adds the GPUs' products into C when C is kept in host
  * memory (compute/c_home.h), with helper threads on the cores no StarPU thread is bound to; no
- * GEMM task runs on it (compute/pgemm.c). On an H200 node's host one thread adds a 2048 DGEMM
- * tile in 6.4 ms, 8 in 0.46; with 3 helpers instead of 7 the adds lagged behind the GPU
- * (n = 8192: 38-47 ms against 30-34, bench/notes-gpu.md). More would take memory bandwidth
- * the host link's copies need. */
+ * GEMM task runs on it (compute/pgemm.c). With fewer helpers the adds lagged behind the GPU,
+ * more would take memory bandwidth the host link's copies need (bench/notes-gpu.md). */
 #define SG_ADD_HELPERS 7
 
 /* This process's share of cores when bind_cores chose StarPU's binding: one PU each, as

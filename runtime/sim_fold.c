@@ -2,8 +2,8 @@
  * the copies StarPU makes of them in host memory, are address ranges that every rank can
  * pass around but nothing needs to fill. StarPU's own folding (STARPU_MALLOC_SIMULATION_FOLDED
  * under SMPI) maps SMPI's shared file over them with MAP_POPULATE: a page-table entry for
- * every 4 KiB of every tile of every simulated rank, 1.9 GB of page tables and most of an
- * hour of kernel time for 16 nodes at n = 131072 (bench/results/sim-notes.md). Here the same
+ * every 4 KiB of every tile of every simulated rank, gigabytes of page tables and most of an
+ * hour of kernel time for large clusters (bench/results/sim-notes.md). Here the same
  * fold is made lazily: one file block of FOLD_BLOCK bytes, mapped over each allocation
  * without populating it, costs nothing until written, and whatever writes it (nothing in the
  * product does) shares those few pages. Allocations smaller than FOLD_MIN (the simulated
