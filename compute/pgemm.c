@@ -391,7 +391,7 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	if (hook)
 		g->hook = *hook;
 	g->share = !g->pb.local && A->shared && B->shared;
-	g->static_gpu = opts.static_gpu && g->plan.G > 0;
+	g->static_gpu = g->plan.static_gpu && g->plan.G > 0;
 	g->ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, g->gpu_nodes,
 	                                                   STARPU_MAXNODES);
 	gpu_grid(g->ngpus > 0 ? g->ngpus : 1, &g->gpu_rows, &g->gpu_cols);

@@ -14,23 +14,41 @@
 
 /* Equation (1): tiles loaded into one GPU over the whole product, and its regime; c_read of
  * the rank's C tiles are loaded (all of them, none with beta = 0, the last shell's with C at
- * home). */
+ * home). The rank's G GPUs share its C tiles as a gpu_rows x gpu_cols grid (the paper's
+ * columns dealt cyclically: 1 x G), so a GPU reads 1/gpu_rows of the rank's rows of A and
+ * 1/gpu_cols of its columns of B. */
 static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
                         double c_read, char *regime)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
 	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
+	double rows = pl->gpu_rows, cols = pl->gpu_cols;
 	double C_loads = c_read * c_weight / G;
-	if (Mtl * Kt + Kt * Ntl / G + b * c / G <= mem_tiles) {
+	if (Mtl * Kt / rows + Kt * Ntl / cols + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
-		return Mtl * Kt + Kt * Ntl / G + C_loads;
+		return Mtl * Kt / rows + Kt * Ntl / cols + C_loads;
 	}
-	if (b * d + pl->c * Kt / G + b * c / G <= mem_tiles) {
+	if (b * d / rows + pl->c * Kt / cols + b * c / G <= mem_tiles) {
 		strcpy(regime, "b");
-		return pl->Y * Mtl * Kt + Kt * Ntl / G + C_loads;
+		return pl->Y * Mtl * Kt / rows + Kt * Ntl / cols + C_loads;
 	}
 	strcpy(regime, pl->X * pl->Y == 1 ? "c1" : "c2");
-	return pl->Y * Mtl * Kt + pl->X * Kt * Ntl / G + C_loads;
+	return pl->Y * Mtl * Kt / rows + pl->X * Kt * Ntl / cols + C_loads;
+}
+
+/* The rank's GPUs as a grid over its C tiles: the most square, rows <= columns, when each
+ * GPU owns its tiles (static_gpu, the default with several GPUs: each then reads a share of
+ * A's rows and of B's columns, and its tasks' tiles are prefetched to it at submission);
+ * 1 x G when dmdas chooses each task's GPU (every GPU may need all of A). */
+static void gpu_grid(struct starpu_gemm_plan *plan, int static_gpu)
+{
+	int G = plan->G > 0 ? plan->G : 1;
+	plan->static_gpu = static_gpu == 1 || (static_gpu == 0 && G > 1);
+	plan->gpu_rows = 1;
+	for (int r = 1; plan->static_gpu && r * r <= G; r++)
+		if (G % r == 0)
+			plan->gpu_rows = r;
+	plan->gpu_cols = G / plan->gpu_rows;
 }
 
 /* Largest chunk depth whose tiles fit: c_blocks C blocks + (lookahead+1) chunks of A and B. */
@@ -114,15 +132,15 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * left StarPU's allocator and cuBLAS's workspace no room: evicted tiles were loaded again
  * (bench/notes-gpu.md). */
 #define GPU_WINDOW_SHARE 0.9
-static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c, int G,
-                       double c_weight, double c_blocks, double window, int Kt,
-                       double task_tiles)
+static int chunk_depth(double host_tiles, double gpu_tiles, int b, int c,
+                       const struct starpu_gemm_plan *plan, double c_weight, double c_blocks,
+                       double window, int Kt, double task_tiles)
 {
 	int d = largest_d(host_tiles, 0, (double)(b + c) + (double)b * c * task_tiles, 1, 1,
 	                  window, Kt);
 	if (gpu_tiles > 0)
-		d = sg_min(d, largest_d(GPU_WINDOW_SHARE * gpu_tiles, b, (double)c / G, c_weight,
-		                        c_blocks, window, Kt));
+		d = sg_min(d, largest_d(GPU_WINDOW_SHARE * gpu_tiles, (double)b / plan->gpu_rows,
+		                        (double)c / plan->gpu_cols, c_weight, c_blocks, window, Kt));
 	return d;
 }
 
@@ -238,6 +256,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	/* The resources every rank agreed on (compute/resources.h): every rank walks the same
 	 * blocks. */
 	plan->G = res->gpus;
+	gpu_grid(plan, opts.static_gpu);
 	plan->gpu_mem = res->gpu_mem;
 	plan->host_mem = res->host_mem;
 	plan->c_home = c_home_decide(&opts, res, pb.Kt);
@@ -296,8 +315,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		plan->lookahead = opts.lookahead >= 0 ? sg_min(opts.lookahead, sg_max(pb.Kt - 1, 0))
 		                                      : (plan->X * plan->Y == 1 ? 1 : 2);
 		c_blocks = c_blocks_held(plan->X, plan->Y, plan->lookahead);
-		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, G, c_weight, c_blocks,
-		                                  plan->lookahead + 1.0, pb.Kt,
+		d = opts.d ? opts.d : chunk_depth(host_tiles, gpu_tiles, b, c, plan, c_weight,
+		                                  c_blocks, plan->lookahead + 1.0, pb.Kt,
 		                                  SG_TASK_HOST_BYTES / tile_bytes);
 		/* The throttle's cap on tasks in flight: (lookahead + 1) chunks of b*c*d. */
 		if (!opts.d && cap_tasks && d > 1)
@@ -317,12 +336,12 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->b = b;
 	plan->c = c;
 	double window = plan->lookahead + 1;
-	double c_per_gpu = (double)c / G;
 	plan->d = sg_min(d, pb.Kt);
 	plan->Z = sg_ceil_div(pb.Kt, plan->d);
 
 	/* Predictions. */
-	plan->tiles_per_gpu = c_blocks * b * c / G + window * (b + c_per_gpu) * plan->d;
+	plan->tiles_per_gpu = c_blocks * b * c / G + window * ((double)b / plan->gpu_rows +
+	                                                       (double)c / plan->gpu_cols) * plan->d;
 	plan->remote_tiles_per_rank = window * (double)(b + c) * plan->d;
 	/* Host memory beside the rank's own tiles: the handles, and what is in flight: the
 	 * current chunk and the lookahead's, of the Z there are, or with the throttle off every

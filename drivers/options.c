@@ -89,7 +89,12 @@ static const struct option_doc docs[] = {
 	  "starpu_gemm_gemm, which wraps them in place and pins them as it goes (timed); "
 	  "lapack-pinned: the arrays allocated pinned; lapack layouts need 1 rank (default tile)"),
 	GEMM_FLAG("no-throttle", 0, no_throttle, "submit every task at once (un-chunked baseline)"),
-	GEMM_FLAG("static-gpu", 0, static_gpu, "assign C tile columns to GPUs cyclically"),
+	/* The words in starpu_gemm_opts.static_gpu's order. */
+	GEMM_CHOICE("gpu-assign", 0, "auto|static|dynamic", static_gpu, "how a rank's GPUs share "
+	            "its C tiles: static: each GPU owns a grid's share, its tiles prefetched to "
+	            "it; dynamic: dmdas picks each task's GPU (default auto: static with several "
+	            "GPUs)"),
+	GEMM_FLAG("static-gpu", 0, static_gpu, "--gpu-assign static"),
 	GEMM_FLAG("c-home", 0, c_home, "keep C in host memory: the GPUs accumulate "
 	  "alpha*op(A)*op(B) in scratch tiles and a CPU worker adds them to beta*C, so no C tile "
 	  "but the last few crosses to a GPU (default: C loaded onto the GPUs)"),

@@ -259,7 +259,11 @@ struct starpu_gemm_opts {
 	int b, c, d;       /* local C block rows, block columns (in tiles), chunk depth in k */
 	int lookahead;     /* chunks in flight beyond the current one (>= 0; -1 = automatic) */
 	int no_throttle;   /* 1: submit every task at once (the un-chunked baseline) */
-	int static_gpu;    /* 1: C tile columns are assigned to this rank's GPUs cyclically */
+	int static_gpu;    /* how a rank's GPUs share its C tiles: 0 (default) automatic: as 1
+	                    * with several GPUs; 1: each GPU owns its tiles, the GPUs dealt as
+	                    * the most square grid over them (each reads a share of A's rows and
+	                    * B's columns), and every task's tiles are prefetched to its GPU; 2:
+	                    * dmdas picks each task's GPU */
 	int progress;      /* 1: rank 0 prints percent of tasks done, at most once a second */
 	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
@@ -331,6 +335,9 @@ struct starpu_gemm_plan {
 	double node_read_bytes;       /* predicted per rank: node peers' A and B tiles read in
 	                               * place from their shared memory (mpi_recv_bytes: the rest,
 	                               * received from other nodes) */
+	int static_gpu;               /* each GPU owns its C tiles (opts.static_gpu) */
+	int gpu_rows, gpu_cols;       /* the rank's GPUs as a grid over its C tiles (1 x G when
+	                               * dmdas picks each task's GPU) */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the

@@ -46,9 +46,11 @@ static const struct row rows[] = {
 	 * B and C each cross once: 3 x 64 tiles of 32 MiB. */
 	{ "d 1 GPU forced whole C 4 GiB", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 4, 100, 1,
 	  8, 8, 0, -1, 0, 0, 0, 0, 8, 8, 1, 1, "c1", 6.000, 0.000 },
-	/* Four GPUs of one rank (each loads all of A), and a 2x2 grid of one GPU each. */
+	/* Four GPUs of one rank, each owning a 2 x 2 grid's share of C (by default), so each
+	 * loads half of A and half of B: (128 + 128 + 64) tiles of 128 MiB per GPU; and a 2x2
+	 * grid of ranks of one GPU each. */
 	{ "d 4 GPUs n=65536", 'd', 65536, 65536, 65536, 4096, 1, 1, 4, 140, 480, 1, AUTO,
-	  0, 16, 16, 16, 1, "a", 192.000, 0.000 },
+	  0, 16, 16, 16, 1, "a", 160.000, 0.000 },
 	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
 	  0, 8, 8, 14, 1, "a", 40.000, 16.000 },
 	/* beta = 0: no C loaded; C at home: only the last shell's. */
@@ -106,6 +108,32 @@ static int plan_row(const struct row *r, struct starpu_gemm_plan *plan, char *wh
 	opts.beta_zero = r->beta_zero;
 	opts.c_home = r->c_home;
 	return sg_plan_compute(plan, &pb, &res, &opts, why, whylen);
+}
+
+/* The same four GPUs left to dmdas (opts.static_gpu = 2): the paper's model, where every GPU
+ * may read all of A: (256 + 64 + 64) tiles each, 192 GiB in all. */
+static int check_dynamic_gpus(void)
+{
+	const struct row *r = NULL;
+	for (size_t n = 0; n < sizeof(rows) / sizeof(rows[0]); n++)
+		if (strcmp(rows[n].name, "d 4 GPUs n=65536") == 0)
+			r = &rows[n];
+	struct sg_problem pb = problem_of(r);
+	struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
+	                            .host_mem = (size_t)(r->host_gib * GiB), .cpu_workers = 1,
+	                            .cpu_workers_max = 1 };
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.static_gpu = 2;
+	struct starpu_gemm_plan plan;
+	char why[512];
+	int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
+	double h2d = plan.host_to_gpu_bytes / GiB;
+	int ok = ret == 0 && !plan.static_gpu && plan.gpu_rows == 1 && plan.gpu_cols == 4 &&
+	         fabs(h2d - 192.0) < 5e-4;
+	printf("%s d 4 GPUs n=65536 dynamic: host->GPU %.3f GiB, GPU grid %dx%d\n",
+	       ok ? "PASS" : "FAIL", h2d, plan.gpu_rows, plan.gpu_cols);
+	return !ok;
 }
 
 /* A plan conforms to its own problem and beta, and to no other. */
@@ -172,5 +200,6 @@ int main(void)
 		failures += !ok;
 	}
 	failures += check_conformance();
+	failures += check_dynamic_gpus();
 	return failures ? 1 : 0;
 }
