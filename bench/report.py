@@ -283,9 +283,10 @@ def verdicts(results, targets):
             ratio = mine / peer
             met = least is None or ratio >= least
             missed += not met
-            out.append("%s at n=%s: %.3f (%.3f / %.3f %s), target >= %s: %s" % (
-                t["name"], size, ratio, mine / scale, peer / scale, name, t.get("min"),
-                "met" if met else "MISSED"))
+            out.append("%s at n=%s: %.3f (%.3f / %.3f %s), %s" % (
+                t["name"], size, ratio, mine / scale, peer / scale, name,
+                "no target" if least is None else
+                "target >= %s: %s" % (t.get("min"), "met" if met else "MISSED")))
     return out, missed
 
 
