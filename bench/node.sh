@@ -38,8 +38,9 @@ title="DGEMM on the GPUs of one node (issue 27), host-resident matrices"
 kit_cli node "$title" "$@"
 gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
 gpus=${FAKE_GPUS:-$gpus}
-[ "$gpus" -ge 2 ] && [ $((gpus % 2)) = 0 ] ||
-  { echo "bench/node.sh: needs an even number of GPUs, at least 2 ($gpus here)" >&2; exit 2; }
+if [ "$gpus" -lt 2 ] || [ $((gpus % 2)) != 0 ]; then
+  echo "bench/node.sh: needs an even number of GPUs, at least 2 ($gpus here)" >&2; exit 2
+fi
 N_LIST=${N_LIST:-32768 65536}
 N_BIG=${N_BIG:-$(tr ' ' '\n' <<< "$N_LIST" | sort -n | tail -1)}
 all="cublas-peak link mpi-rate 1x4 4x1 2x2 2x2-own-node bf16-1x4"

@@ -138,10 +138,10 @@ stage_sweep() {
   done
 }
 stage_node() {
-  local rc=0 csv
+  local rc=0 csv="" f
   RESULTS=$out/bench BUILD=$sg/build timeout -k 10 "${NODE_BUDGET_S:-540}" \
     "$sg/bench/node.sh" || rc=$?
-  csv=$(ls -t "$out"/bench/node-*.csv 2> /dev/null | head -1)
+  for f in "$out"/bench/node-*.csv; do [ -f "$f" ] && csv=$f; done  # the newest: DATE sorts
   if [ "$rc" != 0 ] && [ -n "$csv" ] && [ ! -f "${csv%.csv}-table.txt" ]; then
     echo "bench/node.sh stopped (exit $rc): the table of the cases that ran"
     RESULTS=$out/bench "$sg/bench/node.sh" --report "$csv" | tee "${csv%.csv}-table.txt"
