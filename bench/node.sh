@@ -69,6 +69,9 @@ mpi_rate() {
 half=$((gpus / 2))
 
 kit_start node
+# The ranks of the node keep their tiles in POSIX shared memory (distrib/node_share.c): at
+# n = 65536, 96 GiB of A, B and C in /dev/shm, which containers often size small.
+[ "${DRY_RUN:-0}" = 1 ] || echo "/dev/shm: $(df -h --output=size,avail /dev/shm | tail -1 | xargs) (size, free)"
 want cublas-peak && kit_case cublas-peak "$peak" -n "${PEAK_N:-32768}" --niter 5 --warmup 1
 want link && kit_case link "$peak" --link 2048 --niter 5
 if want mpi-rate; then
