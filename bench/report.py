@@ -77,6 +77,20 @@ class Results:
         self.links = {way: max((number(r.get("gbs")) or 0 for r in rows
                                 if r.get("system") == way and r.get("memory") == "pinned"),
                                default=0) or None for way in ("h2d", "d2h")}
+        # The MPI rate a rank receives at while every pair of ranks exchanges tiles
+        # (bench/mpi_rate's mpi_rate_median rows, GB/s), by the job's ranks.
+        self.mpi_rates = {}
+        for r in rows:
+            if r.get("system") == "mpi_rate_median" and number(r.get("gbs")):
+                ranks = int(number(r.get("ranks")) or 0)
+                self.mpi_rates[ranks] = max(self.mpi_rates.get(ranks, 0), number(r["gbs"]))
+
+    def mpi_rate(self, ranks):
+        """GB/s a rank receives at among `ranks` ranks: measured with as many ranks, else
+        with the most ranks measured; None when bench/mpi_rate did not run."""
+        if not self.mpi_rates:
+            return None
+        return self.mpi_rates.get(ranks) or self.mpi_rates[max(self.mpi_rates)]
 
     def cell(self, case, size):
         """The figure of a case at a size (GFLOP/s), or None."""
@@ -89,9 +103,13 @@ class Results:
 
     def column(self, name, size):
         """A target's operand: a case; "a|b", the best of them; "bound:case", the case's
-        ceiling: max(compute at the cuBLAS peak on its GPUs, host->GPU loads / link)."""
+        ceiling: max(compute at the cuBLAS peak on its GPUs, host->GPU loads / link);
+        "peak:P", one GPU's cuBLAS ceiling in precision P (at this size, else the best size
+        measured: a DGEMM of n = 65536 does not fit one GPU)."""
         if name.startswith("bound:"):
             return self.bound(name[6:], size)
+        if name.startswith("peak:"):
+            return self.ceiling(name[5:], size)
         if "*" in name:
             times, name = name.split("*", 1)
             figure = self.column(name, size)
@@ -114,8 +132,10 @@ class Results:
 
     def roofline(self, case, size):
         """The seconds a case's bound is the longest of: compute at its precision's ceiling
-        on its GPUs, its predicted host->GPU loads over the pinned link, its predicted
-        GPU->host writes back (None: that rate or byte count was not measured). None for a
+        on its GPUs, its predicted host->GPU loads over the pinned links, its predicted
+        GPU->host writes back, and its predicted MPI bytes over the measured MPI rate (None:
+        that rate or byte count was not measured). The byte counts are per rank; a rank's
+        GPUs have a host link each (a rank sharing a GPU: still the one link). None for a
         case with no GPU, no ceiling, or cuBLAS itself."""
         rows = self.rows.get((case, size))
         if not rows or rows[0].get("system") == "cublas_peak" or \
@@ -132,11 +152,18 @@ class Results:
         if gpus is None or not math.isfinite(gpus) or gpus < 1:
             gpus = number(first["ncuda"])
         parts = {"flops": flops, "compute": flops / (peak * 1e9 * gpus)}
-        for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes")):
+        ranks = number(first.get("ranks")) or 1
+        links = max(1.0, gpus / ranks)
+        rates = {"h2d": self.links["h2d"] and self.links["h2d"] * links,
+                 "d2h": self.links["d2h"] and self.links["d2h"] * links,
+                 "mpi": self.mpi_rate(int(ranks))}
+        for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes"),
+                            ("mpi", "pred_mpi_bytes")):
             moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
-            rate = self.links[way]
+            rate = rates[way]
             parts[way] = statistics.median(moved) / (rate * 1e9) if moved and rate else None
-        parts["bound"] = max(x for x in (parts["compute"], parts["h2d"], parts["d2h"]) if x)
+        parts["bound"] = max(x for x in (parts["compute"], parts["h2d"], parts["d2h"],
+                                         parts["mpi"]) if x)
         return parts
 
     def bound(self, case, size):
@@ -223,18 +250,20 @@ def rooflines(results, markdown):
                           "%.3f" % (figure / scale),
                           seconds(statistics.median(number(r["time_s"]) for r in rows)),
                           seconds(parts["compute"]), seconds(parts["h2d"]),
-                          seconds(parts["d2h"]), seconds(parts["bound"]),
+                          seconds(parts["d2h"]), seconds(parts["mpi"]), seconds(parts["bound"]),
                           "%.1f" % (bound / scale), "%.3f" % (figure / bound)])
     if not lines:
         return None
     links = ", ".join("%s %s" % (way, "%.2f GB/s" % results.links[way]
                                  if results.links[way] else "not measured")
                       for way in ("h2d", "d2h"))
+    links += ", MPI %s" % (", ".join("%.2f GB/s per rank of %d" % (results.mpi_rates[r], r)
+                                     for r in sorted(results.mpi_rates)) or "not measured")
     head = ["case", "n", "prec", "ceiling", "figure", "time s", "compute s", "h2d s", "d2h s",
-            "bound s", "bound", "ratio"]
+            "mpi s", "bound s", "bound", "ratio"]
     return ("roofline: bound = the longest of compute at the ceiling (cuBLAS, data on the GPU, "
             "the case's precision,\nits median run)\nand the planned host->GPU and GPU->host bytes over the "
-            "pinned link (%s); ratio = bound / time; rates in %s:\n%s" % (links, name, layout(head, lines, markdown)))
+            "pinned links (one per GPU of a rank) and MPI bytes per rank over the MPI rate (%s); ratio = bound / time; rates in %s:\n%s" % (links, name, layout(head, lines, markdown)))
 
 
 def verdicts(results, targets):
@@ -254,9 +283,10 @@ def verdicts(results, targets):
             ratio = mine / peer
             met = least is None or ratio >= least
             missed += not met
-            out.append("%s at n=%s: %.3f (%.3f / %.3f %s), target >= %s: %s" % (
-                t["name"], size, ratio, mine / scale, peer / scale, name, t.get("min"),
-                "met" if met else "MISSED"))
+            out.append("%s at n=%s: %.3f (%.3f / %.3f %s), %s" % (
+                t["name"], size, ratio, mine / scale, peer / scale, name,
+                "no target" if least is None else
+                "target >= %s: %s" % (t.get("min"), "met" if met else "MISSED")))
     return out, missed
 
 

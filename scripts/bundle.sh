@@ -59,7 +59,7 @@ mkdir -p "$sg/lib" "$sg/build/drivers" "$sg/build/bench" "$sg/bench"
 # The library and its doors (libstarpu_gemm_blas.so, libstarpu_gemm_scalapack.so when built).
 cp -a "$build"/.libs/libstarpu_gemm*.so* "$sg/lib/"
 cp "$build/drivers/starpu_gemm" "$sg/build/drivers/"
-peers=(openblas_dgemm cublas_peak cublasxt_dgemm pin_rate dgemm_app)
+peers=(openblas_dgemm cublas_peak cublasxt_dgemm pin_rate dgemm_app mpi_rate)
 if [ "$with_scalapack" = 1 ]; then peers+=(scalapack_pdgemm); fi
 for peer in "${peers[@]}"; do
   if [ -x "$build/bench/$peer" ]; then
@@ -68,7 +68,7 @@ for peer in "${peers[@]}"; do
     say "  note: $build/bench/$peer not built, left out"
   fi
 done
-for f in cpu.sh gpu.sh arrays.sh tensor.sh lib.sh report.py targets.csv README.md; do
+for f in cpu.sh gpu.sh arrays.sh tensor.sh node.sh lib.sh report.py targets.csv README.md; do
   cp "$top/bench/$f" "$sg/bench/" || die "bench/$f is missing from $top"
 done
 # The GPU tests (tests/gpu.sh) and what they run; the perf-model scripts.

@@ -19,6 +19,11 @@
 #              then bench/tensor.sh (ceilings, link rates, BF16/FP16 n=65536 with and without
 #              STARPU_LIMIT_CUDA_MEM=16384, TF32 n=49152, each against its roofline bound);
 #              TENSOR_TESTS=0 skips the tests
+#   node       issue 27 on this node's GPUs: bench/node.sh (cuBLAS peak, links, MPI rate, DGEMM
+#              1x4 and 4x1 at 32768 and 65536, 2x2 and 2x2 own node at 65536, BF16 1x4; about
+#              8.5 minutes on 4 H100s), stopped after NODE_BUDGET_S [540] s so that the results
+#              are still packed; its table is then remade from the CSV of the cases that ran.
+#              N_LIST, CASES, NITER... as bench/node.sh documents
 #   sweep      1-GPU DGEMM at n in SWEEP_N [8192 16384 32768 49152 61440], throttled and not,
 #              GPU memory capped (8 GiB) and not, 3 timed runs each (--csv): the measurements
 #              the simulation (scripts/simgrid/validate.sh) is scored against
@@ -131,6 +136,17 @@ stage_sweep() {
       done
     done
   done
+}
+stage_node() {
+  local rc=0 csv="" f
+  RESULTS=$out/bench BUILD=$sg/build timeout -k 10 "${NODE_BUDGET_S:-540}" \
+    "$sg/bench/node.sh" || rc=$?
+  for f in "$out"/bench/node-*.csv; do [ -f "$f" ] && csv=$f; done  # the newest: DATE sorts
+  if [ "$rc" != 0 ] && [ -n "$csv" ] && [ ! -f "${csv%.csv}-table.txt" ]; then
+    echo "bench/node.sh stopped (exit $rc): the table of the cases that ran"
+    RESULTS=$out/bench "$sg/bench/node.sh" --report "$csv" | tee "${csv%.csv}-table.txt"
+  fi
+  return "$rc"
 }
 stage_quick() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh" --quick; }
 stage_bench() { RESULTS=$out/bench BUILD=$sg/build "$sg/bench/gpu.sh"; }

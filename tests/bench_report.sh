@@ -31,12 +31,42 @@ fi
 RESULTS=$work "$top_srcdir/bench/arrays.sh" --report "$sample" > /dev/null ||
   fail "bench/arrays.sh --report"
 
+# Kit node (bench/node.sh, issue 27) on its own sample (tests/node-report-sample.csv, made-up
+# numbers): the ratios to 4 x the cuBLAS peak take its median run at 32768 (51, not the fastest
+# 52) also at 65536, which no single-GPU DGEMM fits; the own-node case's roofline is its MPI
+# term, 150e9 bytes per rank / 25 GB/s (mpi_rate_median among 2 ranks, not 4's 20.5) = 6 s
+# over compute 2*65536^3 / (4 x 51e12) = 2.76 s and h2d 200e9 / (2 GPUs x 50 GB/s) = 2 s;
+# bf16's is its loads over four host links, 120e9 / (4 x 50e9) = 0.6 s.
+node=$(python3 "$top_srcdir/bench/report.py" --kit node "$top_srcdir/tests/node-report-sample.csv")
+for line in \
+  "1x4 / 4 x cuBLAS peak at n=65536: 0.936 (191.000 / 204.000 TFLOP/s), target >= 0.95: MISSED" \
+  "4x1 / 4 x cuBLAS peak at n=32768: 0.873 (178.000 / 204.000 TFLOP/s), target >= 0.85: met" \
+  "2x2 own node / 4 x cuBLAS peak at n=65536: 0.431 (88.000 / 204.000 TFLOP/s), no target" \
+  "2x2-own-node  65536     d   51.000   88.000   6.398      2.760  2.000  0.172  6.000    6.000   93.8  0.938" \
+  "2x2 own node / its roofline with MPI at n=65536: 0.938 (88.000 / 93.825 TFLOP/s), target >= 0.90: met" \
+  "    bf16-1x4  65536     b  710.000  800.000   0.704      0.198  0.600  0.086  0.000    0.600  938.2  0.853" \
+  "MPI 25.00 GB/s per rank of 2, 20.50 GB/s per rank of 4"; do
+  grep -qF -- "$line" <<< "$node" || fail "kit node: no '$line'"
+done
+[ $failures = 0 ] && echo "PASS kit node: ratios to 4 x the cuBLAS peak, rooflines with MPI and four links"
+
 # dry RUNNER [VAR=value...]: its commands, not run; RESULTS: nothing of a dry run may land in
 # the source tree's bench/results.
 dry() { env RESULTS="$work" DRY_RUN=1 BUILD="$top_builddir" "${@:2}" "$top_srcdir/bench/$1"; }
 cpu=$(dry cpu.sh N_LIST="2048 4096")
 gpu=$(dry gpu.sh FAKE_GPUS=2)
 arrays=$(dry arrays.sh)
+nodekit=$(dry node.sh FAKE_GPUS=4)
+if [ "$(wc -l <<< "$nodekit")" = 12 ] &&
+   grep -q '^mpi-rate: .*-np 4 .*bench/mpi_rate' <<< "$nodekit" &&
+   grep -q '^4x1: .*-np 4 .*gpu-per-rank.sh .*-M 32768 .*--niter 3 .*-P 2 -Q 2$' <<< "$nodekit" &&
+   grep -q '^2x2: env SG_GPUS_PER_NODE=4 SG_GPUS_PER_RANK=2 .*-np 2 .*-M 65536 .*--niter 2' <<< "$nodekit" &&
+   grep -q '^2x2-own-node: .*STARPU_GEMM_SHARE_NODE=0 .*-x STARPU_GEMM_SHARE_NODE ' <<< "$nodekit" &&
+   grep -q '^bf16-1x4: env STARPU_NCUDA=4 .*-np 1 .*--prec b$' <<< "$nodekit"; then
+  echo "PASS bench/node.sh's cases (DRY_RUN): $(cut -d: -f1 <<< "$nodekit" | uniq | xargs)"
+else
+  fail "bench/node.sh's cases"; printf '%s\n' "$nodekit"
+fi
 if [ "$(wc -l <<< "$cpu")" = 7 ] && grep -q '^starpu-2r-none: .*--bind-to none .*--sizes 2048,4096' <<< "$cpu" &&
    grep -q '^shared-2r: .*gpu-per-rank.sh .*--sizes 32768' <<< "$gpu" &&
    grep -q '^shared-mps: .*CUDA_MPS_PIPE_DIRECTORY=.*cma .*gpu-per-rank.sh' <<< "$gpu" &&

@@ -18,17 +18,17 @@ printf '%s\n' "$out"
 # nor 16384's 800 or 4096's 500); compute
 # 2*65536^3/700e12 = 0.804 s beats h2d 34.36e9/50e9 = 0.687 and d2h 17.18e9/50e9 = 0.344;
 # the median of 620 and 640 is 630: 630/700 = 0.900.
-expect "           bf16  65536     b  700.000  630.000   0.894      0.804  0.687  0.344    0.804  700.0  0.900" \
+expect "           bf16  65536     b  700.000  630.000   0.894      0.804  0.687  0.344      -    0.804  700.0  0.900" \
   "bf16's bound is compute at b's median ceiling at its n"
 expect "bf16 / its bound at n=65536: 0.900 (630.000 / 700.000 TFLOP/s), target >= 0.85: met" "bf16 target"
 # bf16-limit: link-bound, 50e9/50e9 = 1 s (562.9 TFLOP/s); 460/150 = 3.067 x --no-throttle.
-expect "     bf16-limit  65536     b  700.000  460.000   1.224      0.804  1.000  0.344    1.000  562.9  0.817" \
+expect "     bf16-limit  65536     b  700.000  460.000   1.224      0.804  1.000  0.344      -    1.000  562.9  0.817" \
   "bf16-limit is bound by its host->GPU bytes"
 expect "bf16 limited / no throttle at n=65536: 3.067 (460.000 / 150.000 TFLOP/s), target >= 2: met" \
   "bf16-limit against --no-throttle"
 # tf32 (prec s, math tf32) takes the ceiling t (350, measured at 16384 only: the best size
 # measured), not s (54): 2*49152^3/350e12 = 0.679 s.
-expect "           tf32  49152     t  350.000  270.000   0.880      0.679  0.580  0.193    0.679  350.0  0.771" \
+expect "           tf32  49152     t  350.000  270.000   0.880      0.679  0.580  0.193      -    0.679  350.0  0.771" \
   "tf32's bound is the TF32 ceiling's"
 expect "tf32 / its bound at n=49152: 0.771 (270.000 / 350.000 TFLOP/s), target >= 0.85: MISSED" "tf32 target"
 expect "fp16 / its bound: not measured (n any)" "a case that timed out is not measured"
