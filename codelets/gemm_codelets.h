@@ -4,6 +4,12 @@
 
 #include <starpu.h>
 
+struct sg_precision;
+
+/* The tile GEMM codelet of p, plain or overwriting (below); NULL for none. */
+struct starpu_codelet *sg_gemm_codelet_of(const struct sg_precision *p, int overwrite);
+
+
 /* starpu_gemm_codelet(prec) with C written, not read (modes R, R, W): for the first update
  * of a C tile when beta = 0, where BLAS does not read C. NULL for an unknown letter. */
 struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
