@@ -104,14 +104,13 @@ SG_ADD_CODELET(d, "starpu_gemm_dadd")
 SG_ADD_CODELET(c, "starpu_gemm_cadd")
 SG_ADD_CODELET(z, "starpu_gemm_zadd")
 
+/* Indexed by the storage of C, a type of which each of the four codelets adds. */
+static struct starpu_codelet *const add_codelets[] = {
+	[SG_F32] = &add_codelet_s, [SG_F64] = &add_codelet_d, [SG_C32] = &add_codelet_c,
+	[SG_C64] = &add_codelet_z };
+
 struct starpu_codelet *sg_add_codelet(char prec)
 {
 	const struct sg_precision *p = sg_precision(prec);
-	switch (p ? sg_precision_of_c(p)->letter : 0) {
-	case 's': return &add_codelet_s;
-	case 'd': return &add_codelet_d;
-	case 'c': return &add_codelet_c;
-	case 'z': return &add_codelet_z;
-	default: return NULL;
-	}
+	return p ? add_codelets[sg_precision_of_c(p)->format] : NULL;
 }

@@ -232,33 +232,31 @@ static cublasOperation_t cublas_op(char trans)
 #define SG_CUBLAS_GEMM sg_cublas_tgemm
 #include "gemm_template.c"
 
-static const struct {
-	char letter;
-	struct starpu_codelet *codelet, *overwrite;
-} codelets[] = {
-	{ 's', &codelet_s, &overwrite_codelet_s }, { 'd', &codelet_d, &overwrite_codelet_d },
-	{ 'c', &codelet_c, &overwrite_codelet_c }, { 'z', &codelet_z, &overwrite_codelet_z },
-	{ 'b', &codelet_b, &overwrite_codelet_b }, { 'h', &codelet_h, &overwrite_codelet_h },
-	{ 't', &codelet_t, &overwrite_codelet_t },
+/* In the table's order (common/precision.c), indexed by sg_precision_index: the table in
+ * common/ cannot name these, as common/ is below the codelets room. */
+static struct starpu_codelet *const codelets[][2] = {
+	{ &codelet_s, &overwrite_codelet_s }, { &codelet_d, &overwrite_codelet_d },
+	{ &codelet_c, &overwrite_codelet_c }, { &codelet_z, &overwrite_codelet_z },
+	{ &codelet_b, &overwrite_codelet_b }, { &codelet_h, &overwrite_codelet_h },
+	{ &codelet_t, &overwrite_codelet_t },
 };
 
-static struct starpu_codelet *codelet_of(char prec, int overwrite)
+struct starpu_codelet *sg_gemm_codelet_of(const struct sg_precision *p, int overwrite)
 {
-	const struct sg_precision *p = sg_precision(prec);
-	for (size_t i = 0; p && i < sizeof(codelets) / sizeof(codelets[0]); i++)
-		if (codelets[i].letter == p->letter)
-			return overwrite ? codelets[i].overwrite : codelets[i].codelet;
-	return NULL;
+	int i = p ? sg_precision_index(p) : -1;
+	if (i < 0 || (size_t)i >= sizeof(codelets) / sizeof(codelets[0]))
+		return NULL;
+	return codelets[i][overwrite ? 1 : 0];
 }
 
 struct starpu_codelet *starpu_gemm_codelet(char prec)
 {
-	return codelet_of(prec, 0);
+	return sg_gemm_codelet_of(sg_precision(prec), 0);
 }
 
 struct starpu_codelet *sg_gemm_overwrite_codelet(char prec)
 {
-	return codelet_of(prec, 1);
+	return sg_gemm_codelet_of(sg_precision(prec), 1);
 }
 
 double starpu_gemm_tile_flops(char prec, int64_t m, int64_t n, int64_t k)

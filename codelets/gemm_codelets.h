@@ -3,6 +3,31 @@
 #define SG_GEMM_CODELETS_H
 
 #include <starpu.h>
+#include <mpi.h>
+
+struct sg_precision;
+
+/* The tile GEMM codelet of p, plain or overwriting (below); NULL for none. */
+struct starpu_codelet *sg_gemm_codelet_of(const struct sg_precision *p, int overwrite);
+
+/* One tile GEMM task as the library's algorithms insert it (Chameleon's INSERT_TASK_zgemm
+ * shape): C = alpha op(A) op(B) + beta C, C written without being read when overwrite. */
+struct sg_gemm_task {
+	const struct sg_precision *p;  /* the product's; alpha and beta are of its C's type */
+	char transA, transB;           /* normalised */
+	const void *alpha, *beta;
+	starpu_data_handle_t A, B, C;
+	int overwrite;
+	int m, n, k;                   /* the tile product's shape, for STARPU_FLOPS */
+	void (*callback)(void *);      /* STARPU_CALLBACK_WITH_ARG_NFREE, or NULL */
+	void *callback_arg;
+	int priority, worker;          /* worker -1: any */
+	unsigned long long where;      /* STARPU_EXECUTE_WHERE */
+};
+
+/* Inserts t through StarPU-MPI on comm, or through StarPU alone when local (process-local
+ * matrices). Returns what the insertion returned. */
+int sg_insert_gemm_task(const struct sg_gemm_task *t, int local, MPI_Comm comm);
 
 /* starpu_gemm_codelet(prec) with C written, not read (modes R, R, W): for the first update
  * of a C tile when beta = 0, where BLAS does not read C. NULL for an unknown letter. */

@@ -1,8 +1,11 @@
-/* starpu_gemm_tile_insert: the checked way to submit one tile GEMM on this process. */
+/* starpu_gemm_tile_insert: the checked way to submit one tile GEMM on this process; and
+ * sg_insert_gemm_task, the library's own insertion of one. */
 #include <errno.h>
 #include <limits.h>
+#include <starpu_mpi.h>
 #include <starpu_gemm.h>
 #include "common/precision.h"
+#include "codelets/gemm_codelets.h"
 
 /* Rows and columns of op(X) for a registered matrix handle of the precision; 0 if the handle
  * is not such a matrix (a vector or a tile of another precision would be misread). */
@@ -42,4 +45,23 @@ int starpu_gemm_tile_insert(char prec, char transA, char transB, const void *alp
 		STARPU_VALUE, alpha, c_size, STARPU_VALUE, beta, c_size,
 		STARPU_R, A, STARPU_R, B, STARPU_RW, C,
 		STARPU_FLOPS, starpu_gemm_tile_flops(p->letter, cm, cn, ak), 0);
+}
+
+int sg_insert_gemm_task(const struct sg_gemm_task *t, int local, MPI_Comm comm)
+{
+	size_t size = sg_precision_of_c(t->p)->elemsize; /* alpha's, beta's */
+	double flops = (double)t->p->flops_per_fma * (double)t->m * (double)t->n * (double)t->k;
+	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
+#define GEMM_TASK_ARGS sg_gemm_codelet_of(t->p, t->overwrite),                                 \
+		STARPU_VALUE, &t->transA, sizeof(char), STARPU_VALUE, &t->transB, sizeof(char),   \
+		STARPU_VALUE, t->alpha, size, STARPU_VALUE, t->beta, size,                        \
+		STARPU_R, t->A, STARPU_R, t->B, t->overwrite ? STARPU_W : STARPU_RW, t->C,          \
+		STARPU_FLOPS, flops,                                                             \
+		STARPU_CALLBACK_WITH_ARG_NFREE, t->callback, t->callback_arg,                    \
+		STARPU_PRIORITY, t->priority, STARPU_EXECUTE_ON_WORKER, t->worker,               \
+		STARPU_EXECUTE_WHERE, t->where, 0
+	int ret = local ? starpu_task_insert(GEMM_TASK_ARGS)
+	                : starpu_mpi_task_insert(comm, GEMM_TASK_ARGS);
+#undef GEMM_TASK_ARGS
+	return ret;
 }

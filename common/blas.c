@@ -40,16 +40,15 @@ static void gemm_z(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int 
 	cblas_zgemm(CblasColMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-static gemm_fn gemm_of(char letter)
-{
-	switch (letter) {
-	case 's': case 't': return gemm_s; /* TF32 is a GPU's rounding: sgemm is more accurate */
-	case 'd': return gemm_d;
-	case 'c': return gemm_c;
-	case 'z': return gemm_z;
-	}
-	return NULL;
-}
+/* The CPU kernel of each storage of A and B: 't' is an 's' product here (TF32 is a GPU's
+ * rounding: sgemm is more accurate); 'b' and 'h' widen to float (common/blas_mixed.h). */
+static const struct {
+	gemm_fn blas;
+	int widening;
+} kernels[] = {
+	[SG_F32] = { gemm_s, 0 }, [SG_F64] = { gemm_d, 0 }, [SG_C32] = { gemm_c, 0 },
+	[SG_C64] = { gemm_z, 0 }, [SG_BF16] = { NULL, 1 }, [SG_F16] = { NULL, 1 },
+};
 
 static enum CBLAS_TRANSPOSE cblas_trans(char trans)
 {
@@ -96,9 +95,9 @@ int sg_cblas_gemm(char prec, char transA, char transB, int m, int n, int k, cons
 	    !beta || !A || !B || !C)
 		return -EINVAL;
 	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
-	if (p->format == SG_BF16 || p->format == SG_F16)
+	if (kernels[p->format].widening)
 		return sg_cblas_gemm_widening(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-	gemm_of(p->letter)(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta,
-	                   C, ldc);
+	kernels[p->format].blas(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, A, lda, B, ldb,
+	                        beta, C, ldc);
 	return 0;
 }

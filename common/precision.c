@@ -9,30 +9,65 @@ static const double one_d = 1.0;
 static const float complex one_c = 1.0f;
 static const double complex one_z = 1.0;
 
-#define REAL(l, n, f, size, st, c, e, in, ref, o) \
+/* The scaling and the scalar of each type of C, written once for the four. */
+#define SG_C_KERNELS(X, T, MAKE)                                                               \
+	static void scale_##X(void *x, int64_t count, const void *beta)                        \
+	{                                                                                      \
+		for (int64_t i = 0; i < count; i++)                                            \
+			((T *)x)[i] *= *(const T *)beta;                                       \
+	}                                                                                      \
+	static void scalar_##X(void *value, double re, double im)                              \
+	{                                                                                      \
+		(void)im;                                                                      \
+		*(T *)value = MAKE;                                                            \
+	}
+SG_C_KERNELS(s, float, (float)re)
+SG_C_KERNELS(d, double, re)
+SG_C_KERNELS(c, float complex, CMPLXF((float)re, (float)im))
+SG_C_KERNELS(z, double complex, CMPLX(re, im))
+#undef SG_C_KERNELS
+#define C_OF(x) .scale = scale_##x, .scalar = scalar_##x
+
+#define REAL(l, n, f, size, st, c, e, in, ref, o, cx) \
 	{ .letter = l, .name = n, .format = f, .elemsize = size, .stored = st, .c_letter = c, \
 	  .is_complex = 0, .flops_per_fma = 2, .eps = e, .input_eps = in, .ref_letter = ref, \
-	  .one = o }
+	  .one = o, C_OF(cx) }
 static struct sg_precision table[] = {
-	REAL('s', "float", SG_F32, sizeof(float), 's', 's', FLT_EPSILON / 2, 0, 's', &one_s),
-	REAL('d', "double", SG_F64, sizeof(double), 'd', 'd', DBL_EPSILON / 2, 0, 'd', &one_d),
+	REAL('s', "float", SG_F32, sizeof(float), 's', 's', FLT_EPSILON / 2, 0, 's', &one_s, s),
+	REAL('d', "double", SG_F64, sizeof(double), 'd', 'd', DBL_EPSILON / 2, 0, 'd', &one_d, d),
 	{ .letter = 'c', .name = "float complex", .format = SG_C32, .elemsize = sizeof(float complex),
 	  .stored = 'c', .c_letter = 'c', .is_complex = 1, .flops_per_fma = 8,
-	  .eps = FLT_EPSILON / 2, .ref_letter = 'c', .one = &one_c },
+	  .eps = FLT_EPSILON / 2, .ref_letter = 'c', .one = &one_c, C_OF(c) },
 	{ .letter = 'z', .name = "double complex", .format = SG_C64,
 	  .elemsize = sizeof(double complex), .stored = 'z', .c_letter = 'z', .is_complex = 1,
-	  .flops_per_fma = 8, .eps = DBL_EPSILON / 2, .ref_letter = 'z', .one = &one_z },
+	  .flops_per_fma = 8, .eps = DBL_EPSILON / 2, .ref_letter = 'z', .one = &one_z, C_OF(z) },
 	/* Products of two bfloat16 or two halves are exact in float: the only rounding is the
 	 * float accumulation's. */
 	REAL('b', "bfloat16 x bfloat16 -> float", SG_BF16, sizeof(uint16_t), 'b', 's',
-	     FLT_EPSILON / 2, 0, 'd', &one_s),
+	     FLT_EPSILON / 2, 0, 'd', &one_s, s),
 	REAL('h', "half x half -> float", SG_F16, sizeof(uint16_t), 'h', 's', FLT_EPSILON / 2, 0,
-	     'd', &one_s),
+	     'd', &one_s, s),
 	REAL('t', "float in TF32", SG_F32, sizeof(float), 's', 's', FLT_EPSILON / 2, 0x1p-10, 'd',
-	     &one_s),
+	     &one_s, s),
 };
 #undef REAL
+#undef C_OF
 #define NPREC (sizeof(table) / sizeof(table[0]))
+
+/* Open MPI's datatypes are addresses of globals: not usable in a static initialiser under
+ * every MPI, so each entry's is bound on first use, from its storage. bfloat16 and half
+ * travel as bits. */
+static MPI_Datatype mpi_type_of(enum sg_format format)
+{
+	switch (format) {
+	case SG_F32: return MPI_FLOAT;
+	case SG_F64: return MPI_DOUBLE;
+	case SG_C32: return MPI_C_FLOAT_COMPLEX;
+	case SG_C64: return MPI_C_DOUBLE_COMPLEX;
+	case SG_BF16: case SG_F16: return MPI_UINT16_T;
+	}
+	return MPI_DATATYPE_NULL;
+}
 
 const struct sg_precision *sg_precision(char prec)
 {
@@ -40,17 +75,16 @@ const struct sg_precision *sg_precision(char prec)
 	for (size_t p = 0; p < NPREC; p++) {
 		if (table[p].letter != prec)
 			continue;
-		/* Open MPI's datatypes are addresses of globals: not usable in a static initialiser
-		 * under every MPI, so bind them on first use. bfloat16 and half travel as bits. */
-		if (table[p].mpi_type == 0) {
-			MPI_Datatype types[NPREC] = { MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX,
-			                              MPI_C_DOUBLE_COMPLEX, MPI_UINT16_T, MPI_UINT16_T,
-			                              MPI_FLOAT };
-			table[p].mpi_type = types[p];
-		}
+		if (table[p].mpi_type == 0)
+			table[p].mpi_type = mpi_type_of(table[p].format);
 		return &table[p];
 	}
 	return NULL;
+}
+
+int sg_precision_index(const struct sg_precision *p)
+{
+	return (int)(p - table);
 }
 
 const struct sg_precision *sg_precision_of_c(const struct sg_precision *p)
@@ -93,6 +127,13 @@ int starpu_gemm_prec_is_complex(char prec)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	return p ? p->is_complex : 0;
+}
+
+void starpu_gemm_scalar(char prec, double re, double im, void *value)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	if (p)
+		sg_precision_of_c(p)->scalar(value, re, im);
 }
 
 char starpu_gemm_trans(char prec, char trans)

@@ -34,10 +34,22 @@ struct sg_precision {
 	                         * 'd' for the mixed ones (their inputs are exact in double) */
 	MPI_Datatype mpi_type;  /* resolved at run time: MPI handles are not constants in every MPI */
 	const void *one;        /* the scalar 1 of C's type (beta for every update after the first) */
+	/* Entry points, so that no layer switches on the letter. Only those that need nothing
+	 * but C live here: this file is compiled into the ScaLAPACK door too, without BLAS. Rooms
+	 * with their own dependencies keep their kernels beside them, indexed by the entry
+	 * (sg_precision_index: codelets/gemm_codelets.c) or by its format (common/blas.c,
+	 * codelets/add_codelets.c), as common/ may not include codelets/. */
+	/* x[i] *= *beta for count elements of C's type (p a precision of C: s/d/c/z). */
+	void (*scale)(void *x, int64_t count, const void *beta);
+	/* *value = re + i im in C's type (p a precision of C). */
+	void (*scalar)(void *value, double re, double im);
 };
 
 /* NULL for an unknown letter. Lower or upper case accepted. */
 const struct sg_precision *sg_precision(char prec);
+/* p's position in the table: what a room above common/ indexes its own per-precision table
+ * with (in the table's order). */
+int sg_precision_index(const struct sg_precision *p);
 /* The precision of C (and alpha, beta) of a product of p: p itself for s/d/c/z. */
 const struct sg_precision *sg_precision_of_c(const struct sg_precision *p);
 /* A product's kernel letter from its operands' letter and a math mode

@@ -208,20 +208,13 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
 	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
 	int prio = walk_priority(g, seq);
-	/* The same arguments for StarPU-MPI and, on process-local matrices, StarPU alone. */
-#define GEMM_TASK_ARGS overwrite ? sg_gemm_overwrite_codelet(g->pb.prec)                      \
-		                  : starpu_gemm_codelet(g->pb.prec),                             \
-		STARPU_VALUE, &g->pb.transA, sizeof(char), STARPU_VALUE, &g->pb.transB, sizeof(char), \
-		STARPU_VALUE, &g->alpha, size, STARPU_VALUE, beta_k, size,                       \
-		STARPU_R, a_in, STARPU_R, b_in,                                                  \
-		overwrite ? STARPU_W : STARPU_RW, target,                                        \
-		STARPU_FLOPS, starpu_gemm_tile_flops(g->pb.prec, m, n, kk),                      \
-		STARPU_CALLBACK_WITH_ARG_NFREE, local ? sg_window_task_done : NULL, chunk_ref,   \
-		STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker,                         \
-		STARPU_EXECUTE_WHERE, (unsigned long long)g->gemm_where, 0
-	int ret = g->pb.local ? starpu_task_insert(GEMM_TASK_ARGS)
-	                      : starpu_mpi_task_insert(g->pb.comm, GEMM_TASK_ARGS);
-#undef GEMM_TASK_ARGS
+	struct sg_gemm_task task = {
+		.p = g->prec, .transA = g->pb.transA, .transB = g->pb.transB, .alpha = &g->alpha,
+		.beta = beta_k, .A = a_in, .B = b_in, .C = target, .overwrite = overwrite,
+		.m = m, .n = n, .k = kk, .callback = local ? sg_window_task_done : NULL,
+		.callback_arg = chunk_ref, .priority = prio, .worker = worker,
+		.where = (unsigned long long)g->gemm_where };
+	int ret = sg_insert_gemm_task(&task, g->pb.local, g->pb.comm);
 	if (ret >= 0 && gpu >= 0 && g->asked_a) {
 		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio, gpu);
 		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio, gpu);

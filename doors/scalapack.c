@@ -68,14 +68,7 @@ static void scale_run(void *x, int count, const void *arg)
 		memset(x, 0, (size_t)count * s->p->elemsize);
 		return;
 	}
-	for (int i = 0; i < count; i++) {
-		switch (s->p->letter) {
-		case 's': ((float *)x)[i] *= *(const float *)s->beta; break;
-		case 'd': ((double *)x)[i] *= *(const double *)s->beta; break;
-		case 'c': ((float complex *)x)[i] *= *(const float complex *)s->beta; break;
-		default: ((double complex *)x)[i] *= *(const double complex *)s->beta; break;
-		}
-	}
+	s->p->scale(x, count, s->beta);
 }
 
 /* --- the call ------------------------------------------------------------------------------ */

@@ -587,12 +587,7 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 
 void sg_options_scalar(char prec, const double parts[2], void *value)
 {
-	switch (starpu_gemm_prec_of_c(prec)) {
-	case 's': *(float *)value = (float)parts[0]; break;
-	case 'd': *(double *)value = parts[0]; break;
-	case 'c': *(float complex *)value = CMPLXF((float)parts[0], (float)parts[1]); break;
-	default: *(double complex *)value = CMPLX(parts[0], parts[1]); break;
-	}
+	starpu_gemm_scalar(prec, parts[0], parts[1], value);
 }
 
 const char *sg_options_layout_name(enum sg_layout layout)

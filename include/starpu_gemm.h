@@ -82,6 +82,9 @@ char starpu_gemm_prec_letter(char prec);
 char starpu_gemm_prec_of_c(char prec);
 /* 1 for 'c' and 'z', 0 for 's' and 'd' (and unknown letters). */
 int starpu_gemm_prec_is_complex(char prec);
+/* *value = re + i im in the type of C, alpha and beta of a product of prec (im dropped for
+ * real ones), e.g. to pass alpha and beta read as numbers. Nothing for an unknown prec. */
+void starpu_gemm_scalar(char prec, double re, double im, void *value);
 /* A transpose letter normalised: 'N', 'T' or 'C' (either case); 'C' becomes 'T' for real
  * precisions; 0 if invalid. */
 char starpu_gemm_trans(char prec, char trans);
