@@ -4,6 +4,8 @@
  * times slower than a GPU tile and ends the product late) and the dmdas scheduler; each
  * STARPU_* variable overrides its default. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,53 @@
 
 static int started, ncuda, at_exit, stopped;
 
+/* One product at a time: each already uses every worker, and StarPU's start is not
+ * thread-safe. Also held while StarPU runs a call, which the exit handler must not tear
+ * down under it. */
+static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fork()ed child of a process where StarPU ran: the child has the runtime's memory but
+ * none of its threads (workers, progress, copiers), so any call through it would wait for
+ * ever. The doors compute the child's calls on the CPU BLAS instead (README). */
+static atomic_int forked;
+
+static void in_child(void)
+{
+	if (started || stopped || starpu_is_initialized())
+		atomic_store(&forked, 1);
+}
+
+__attribute__((constructor)) static void watch_fork(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+}
+
+int sg_runtime_forked(void)
+{
+	return atomic_load(&forked);
+}
+
+void sg_door_enter(void)
+{
+	pthread_mutex_lock(&door_lock);
+}
+
+void sg_door_leave(void)
+{
+	pthread_mutex_unlock(&door_lock);
+}
+
 static void stop_runtime(void)
 {
+	/* A forked child: StarPU's threads are the parent's, nothing here to stop. Another
+	 * thread inside a call (exit() from elsewhere): shutting StarPU down under its tasks
+	 * ends the process in SIGSEGV; left running, the process ends with exit's status. */
+	if (sg_runtime_forked() || pthread_mutex_trylock(&door_lock) != 0)
+		return;
 	sg_stage_pool_drain(); /* pinned through StarPU: freed while it runs */
 	starpu_gemm_runtime_stop();
 	stopped = 1;
+	pthread_mutex_unlock(&door_lock);
 }
 
 int sg_runtime_start(void)
