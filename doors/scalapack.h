@@ -51,6 +51,11 @@ int sg_scalapack_runtime(int speak);
  * duplicate of the grid's communicator (rank r = grid position (r / npcol, r % npcol)), kept
  * until MPI_Finalize. MPI_COMM_NULL when it cannot be had (same answer on every rank). */
 MPI_Comm sg_scalapack_grid_comm(int ctxt);
+/* Collective over the grid of ctxt the first time it comes: 1 when its calls may go through
+ * StarPU, 0 when they go to ScaLAPACK (a grid that leaves processes of MPI_COMM_WORLD out, or
+ * settings that differ between its processes: one line from the process that speaks). The
+ * same answer on every process of the grid, kept for its later calls. */
+int sg_scalapack_grid_routes(int ctxt, int speak);
 
 /* --- scalapack_tiles.c ------------------------------------------------------------------ */
 

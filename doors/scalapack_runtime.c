@@ -81,6 +81,7 @@ struct grid {
 	int size;
 	int *world_ranks;
 	MPI_Comm comm;
+	int routes;  /* -1: not yet asked; 1: its calls may go through StarPU; 0: to ScaLAPACK */
 };
 static struct grid *grids;
 static int ngrids;
@@ -101,7 +102,7 @@ static int *world_ranks_of(MPI_Comm comm, int size)
 	return ranks;
 }
 
-MPI_Comm sg_scalapack_grid_comm(int ctxt)
+static struct grid *grid_of(int ctxt)
 {
 	int handle = -1;
 	Cblacs_get(ctxt, SG_BLACS_GET_GRID_COMM, &handle);
@@ -115,7 +116,7 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 		if (grids[g].size == size &&
 		    memcmp(grids[g].world_ranks, ranks, (size_t)size * sizeof(int)) == 0) {
 			free(ranks);
-			return grids[g].comm;
+			return &grids[g];
 		}
 	}
 	/* Our own duplicate: StarPU-MPI keeps a receive posted on every communicator it knows,
@@ -126,8 +127,75 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 	if (!more)
 		sg_fatal(__FILE__, __LINE__, "realloc", "grid table", NULL);
 	grids = more;
-	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm };
-	return comm;
+	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm,
+	                                 .routes = -1 };
+	return &grids[ngrids - 1];
+}
+
+MPI_Comm sg_scalapack_grid_comm(int ctxt)
+{
+	return grid_of(ctxt)->comm;
+}
+
+/* The settings every process of a grid must share (the routing and the tiles depend on
+ * them): 0 when they match, else one line from the grid's first process naming the variable
+ * and each process's value (MPI_COMM_WORLD ranks). Collective over the grid. */
+static int settings_match(const struct grid *grid, int speak)
+{
+	struct { const char *name; int64_t value; } settings[] = {
+		{ "STARPU_GEMM_SCALAPACK_THRESHOLD", sg_scalapack_threshold() },
+		{ "STARPU_GEMM_SCALAPACK_TILE", sg_scalapack_tile_setting() },
+	};
+	int mismatches = 0;
+	int64_t *values = malloc((size_t)grid->size * sizeof(int64_t));
+	if (!values)
+		sg_fatal(__FILE__, __LINE__, "malloc", "settings of the grid", NULL);
+	for (size_t v = 0; v < sizeof(settings) / sizeof(settings[0]); v++) {
+		SG_MPI_FATAL(MPI_Allgather(&settings[v].value, 1, MPI_INT64_T, values, 1, MPI_INT64_T,
+		                           grid->comm));
+		int differ = 0;
+		for (int r = 1; r < grid->size; r++)
+			differ |= values[r] != values[0];
+		mismatches += differ;
+		if (!differ || !speak)
+			continue;
+		char list[1024];
+		size_t used = 0;
+		for (int r = 0; r < grid->size && used < sizeof(list); r++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d: %lld",
+			                         r ? ", " : "", grid->world_ranks[r],
+			                         (long long)values[r]);
+		fprintf(stderr, "starpu_gemm_scalapack: error: %s differs across the processes of "
+		        "the grid (MPI_COMM_WORLD rank: value as read, %s); it must be the same on "
+		        "every process: this grid's p?gemm_ calls go to ScaLAPACK\n",
+		        settings[v].name, list);
+	}
+	free(values);
+	return mismatches;
+}
+
+/* Once per grid, collective over it: its calls may go through StarPU only if it holds every
+ * process of MPI_COMM_WORLD (StarPU-MPI starts on MPI_COMM_WORLD, together: processes left
+ * out of the grid never call, and a start there would wait for them for ever) and its
+ * processes share the settings that must match. Otherwise one line, from the grid's first
+ * process, and the grid's calls go to ScaLAPACK. */
+int sg_scalapack_grid_routes(int ctxt, int speak)
+{
+	struct grid *grid = grid_of(ctxt);
+	if (grid->routes >= 0)
+		return grid->routes;
+	int world;
+	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &world));
+	if (grid->size < world) {
+		if (speak)
+			fprintf(stderr, "starpu_gemm_scalapack: warning: a BLACS grid of %d of the %d "
+			        "processes of MPI_COMM_WORLD: StarPU-MPI runs on all of them together, "
+			        "so this grid's p?gemm_ calls go to ScaLAPACK\n", grid->size, world);
+		grid->routes = 0;
+	} else {
+		grid->routes = settings_match(grid, speak) == 0;
+	}
+	return grid->routes;
 }
 
 /* The default, 2^27 = 512^3 (runtime/env.c): below it the call is cheap enough that starting
