@@ -308,10 +308,12 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 static void pgemm(char prec, const char *symbol, pgemm_fn **next, PGEMM_PARAMS)
 {
 	struct sg_pgemm_args g;
-	/* The grid is checked before the threshold: its processes must agree on it. */
+	/* The settings are checked before the threshold: the processes must agree on it. */
 	if (read_args(&g, prec, PGEMM_ARGS) == 0 &&
-	    sg_scalapack_grid_routes(g.a.ctxt, g.myrow == 0 && g.mycol == 0) &&
-	    above_threshold(&g) && door(&g, symbol) == 0)
+	    sg_scalapack_grid_agrees(g.a.ctxt, g.myrow == 0 && g.mycol == 0) &&
+	    above_threshold(&g) &&
+	    sg_scalapack_grid_can_start(g.a.ctxt, g.myrow == 0 && g.mycol == 0) &&
+	    door(&g, symbol) == 0)
 		return;
 	call_next(symbol, next, PGEMM_ARGS);
 }

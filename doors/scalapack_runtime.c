@@ -81,7 +81,8 @@ struct grid {
 	int size;
 	int *world_ranks;
 	MPI_Comm comm;
-	int routes;  /* -1: not yet asked; 1: its calls may go through StarPU; 0: to ScaLAPACK */
+	int agrees;  /* -1: not yet asked; 1: its processes' settings match; 0: they differ */
+	int warned;  /* this process said the grid cannot start StarPU-MPI */
 };
 static struct grid *grids;
 static int ngrids;
@@ -128,7 +129,7 @@ static struct grid *grid_of(int ctxt)
 		sg_fatal(__FILE__, __LINE__, "realloc", "grid table", NULL);
 	grids = more;
 	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm,
-	                                 .routes = -1 };
+	                                 .agrees = -1 };
 	return &grids[ngrids - 1];
 }
 
@@ -174,28 +175,34 @@ static int settings_match(const struct grid *grid, int speak)
 	return mismatches;
 }
 
-/* Once per grid, collective over it: its calls may go through StarPU only if it holds every
- * process of MPI_COMM_WORLD (StarPU-MPI starts on MPI_COMM_WORLD, together: processes left
- * out of the grid never call, and a start there would wait for them for ever) and its
- * processes share the settings that must match. Otherwise one line, from the grid's first
- * process, and the grid's calls go to ScaLAPACK. */
-int sg_scalapack_grid_routes(int ctxt, int speak)
+/* Collective over the grid the first time it comes; then its verdict, kept. */
+int sg_scalapack_grid_agrees(int ctxt, int speak)
 {
 	struct grid *grid = grid_of(ctxt);
-	if (grid->routes >= 0)
-		return grid->routes;
+	if (grid->agrees < 0)
+		grid->agrees = settings_match(grid, speak) == 0;
+	return grid->agrees;
+}
+
+/* StarPU-MPI starts on MPI_COMM_WORLD, every process together (runtime/lifecycle.c), so the
+ * first routed call must come on a grid of all of them: on a grid that leaves some out, they
+ * would never join the start and the grid's processes would wait for ever. Once a grid of all
+ * has started it, a smaller grid's calls run on it (point to point, and collectives over the
+ * grid's own communicator only). runtime_state is the same on every process. */
+int sg_scalapack_grid_can_start(int ctxt, int speak)
+{
+	struct grid *grid = grid_of(ctxt);
 	int world;
 	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &world));
-	if (grid->size < world) {
-		if (speak)
-			fprintf(stderr, "starpu_gemm_scalapack: warning: a BLACS grid of %d of the %d "
-			        "processes of MPI_COMM_WORLD: StarPU-MPI runs on all of them together, "
-			        "so this grid's p?gemm_ calls go to ScaLAPACK\n", grid->size, world);
-		grid->routes = 0;
-	} else {
-		grid->routes = settings_match(grid, speak) == 0;
-	}
-	return grid->routes;
+	if (grid->size == world || runtime_state == 0)
+		return 1;
+	if (speak && !grid->warned && runtime_state == 1)
+		fprintf(stderr, "starpu_gemm_scalapack: warning: the first p?gemm_ call for StarPU "
+		        "came on a BLACS grid of %d of the %d processes of MPI_COMM_WORLD; StarPU-MPI "
+		        "starts on all of them together: this grid's calls go to ScaLAPACK until a "
+		        "call on a grid of all of them has started it\n", grid->size, world);
+	grid->warned = 1;
+	return 0;
 }
 
 /* The default, 2^27 = 512^3 (runtime/env.c): below it the call is cheap enough that starting

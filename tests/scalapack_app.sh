@@ -52,8 +52,9 @@ else
   fail "below the default threshold" "$out"
 fi
 
-# Issue 29, each within a minute, the result correct: a grid that leaves a process of
-# MPI_COMM_WORLD out goes to ScaLAPACK with one warning (StarPU-MPI starts on all of them);
+# Issue 29, each within a minute, the result correct: a first call on a grid that leaves a
+# process of MPI_COMM_WORLD out goes to ScaLAPACK with one warning (StarPU-MPI starts on all of
+# them together; once started, smaller grids run through it: the stock PBLAS testers' 1x2);
 # STARPU_GEMM_SCALAPACK_THRESHOLD or _TILE set differently on two ranks: one error naming the
 # variable and the ranks, the call to ScaLAPACK; tiles of 1 refused up front with the planner's
 # sentence (it allocated 6 GB before). Each followed by a call that goes through StarPU.
