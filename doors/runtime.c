@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
@@ -55,13 +57,29 @@ void sg_door_leave(void)
 	pthread_mutex_unlock(&door_lock);
 }
 
+/* How long exit() waits for another thread's call to end. */
+#define EXIT_WAIT_S 10
+
 static void stop_runtime(void)
 {
-	/* A forked child: StarPU's threads are the parent's, nothing here to stop. Another
-	 * thread inside a call (exit() from elsewhere): shutting StarPU down under its tasks
-	 * ends the process in SIGSEGV; left running, the process ends with exit's status. */
-	if (sg_runtime_forked() || pthread_mutex_trylock(&door_lock) != 0)
+	/* A forked child: StarPU's threads are the parent's, nothing here to stop. */
+	if (sg_runtime_forked())
 		return;
+	/* Another thread inside a call (exit() from elsewhere): shutting StarPU down under its
+	 * tasks, or the libraries' destructors that run after this handler (OpenBLAS's frees
+	 * its buffers) under its tile kernels, end the process in SIGSEGV. Wait for the call to
+	 * end, a bounded time; past it, no task starts any more and those running get a moment
+	 * to end, StarPU left as it is. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += EXIT_WAIT_S;
+	if (pthread_mutex_timedlock(&door_lock, &until) != 0) {
+		fprintf(stderr, "starpu_gemm: exit during a product that has not ended in %d s: "
+		        "StarPU stopped taking tasks, not shut down\n", EXIT_WAIT_S);
+		starpu_pause();
+		sleep(1);
+		return;
+	}
 	sg_stage_pool_drain(); /* pinned through StarPU: freed while it runs */
 	starpu_gemm_runtime_stop();
 	stopped = 1;

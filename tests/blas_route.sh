@@ -66,7 +66,9 @@ else
 	cat "$work/tile.out"; tail -5 "$work/tile.err"
 	echo "FAIL STARPU_GEMM_TILE=1: not refused up front"; failures=$((failures + 1))
 fi
-STARPU_GEMM_BLAS_THRESHOLD=0 timeout -k 10 60 "$prog" exit > "$work/exit.out" 2> "$work/exit.err"
+# Staged operands (the GPU default): before, OpenBLAS's destructor ran under the tile kernels.
+STARPU_GEMM_PIN=stage STARPU_GEMM_BLAS_THRESHOLD=0 timeout -k 10 60 "$prog" exit \
+	> "$work/exit.out" 2> "$work/exit.err"
 status=$?
 if [ $status = 3 ]; then
 	echo "PASS exit(3) during another thread's starpu_gemm_gemm: status 3"

@@ -349,10 +349,17 @@ static void test_tile_limit(void)
 	sgt_expect(one_dgemm(12, 10, 8, 'N', 'T', 2, 0, 29), "then 12x10x8 in tiles of 1: correct");
 }
 
+static atomic_int multiplying;
+
+/* A product of a few seconds on one CPU worker, nothing computed around it. */
 static void *long_product(void *arg)
 {
 	(void)arg;
-	one_dgemm(700, 700, 700, 'N', 'N', 2, 0, 27);
+	int64_t n = 1600;
+	double *A = calloc((size_t)(n * n), sizeof(double)), one = 1, zero = 0;
+	double *C = calloc((size_t)(n * n), sizeof(double));
+	atomic_store(&multiplying, 1);
+	starpu_gemm_gemm('d', 'N', 'N', n, n, n, &one, A, n, A, n, &zero, C, n);
 	return NULL;
 }
 
@@ -362,6 +369,8 @@ static void test_exit(void)
 	sgt_expect(one_dgemm(64, 64, 64, 'N', 'N', 2, 0, 28), "starpu_gemm_gemm 64x64x64: correct");
 	pthread_t thread;
 	pthread_create(&thread, NULL, long_product, NULL);
+	while (!atomic_load(&multiplying))
+		usleep(1000);
 	usleep(300 * 1000);
 	printf("exit(3) while another thread multiplies\n");
 	fflush(stdout);
