@@ -16,9 +16,12 @@
  * StarPU worker thread (our own CPU codelet calls cblas_?gemm, which lands here again under
  * the preload; so do codelets of an application that runs StarPU itself), and calls re-entered
  * on one thread (a reference CBLAS implements cblas_dgemm with dgemm_; starpu_gemm_gemm may
- * call BLAS while it runs). The calls it routes have their arguments checked here and reported
- * as the reference BLAS and CBLAS report them, through xerbla_ and cblas_xerbla, whatever their
- * size; the calls it passes on are the next BLAS's to check. */
+ * call BLAS while it runs), and every call of a fork()ed child of a process where StarPU ran
+ * (StarPU's threads are not in the child). The calls it routes have their arguments checked
+ * here; a bad one is reported as the reference BLAS and CBLAS report it, through the
+ * application's own xerbla_ or cblas_xerbla when it defines one (the reference testers do),
+ * else passed on to the next BLAS, which reports it its own way (OpenBLAS prints and goes on,
+ * where its reference cblas_xerbla would exit). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <glob.h>
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <cblas.h>
 #include "starpu_gemm.h"
 #include "runtime/env.h"
@@ -67,17 +71,22 @@ struct interposed {
 	const char *cblas_symbol;      /* "cblas_dgemm", also the name given to cblas_xerbla */
 	bool is_complex;
 	bool is_single;
-	void (*next_cblas)(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
+	void (*next_cblas)(const struct interposed *, enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,
+	                   enum CBLAS_TRANSPOSE, const struct gemm_call *);
 	fortran_gemm_fn next_fortran;  /* resolved once, in resolve() */
 	void *next_cblas_fn;
 	/* The application's calls only, not those of StarPU's workers or re-entered ones. */
 	atomic_llong through_starpu, to_next;
 };
 
-static void next_cblas_s(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
-static void next_cblas_d(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
-static void next_cblas_c(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
-static void next_cblas_z(const struct interposed *, enum CBLAS_ORDER, const struct gemm_call *);
+#define NEXT_CBLAS(l)                                                                        \
+	static void next_cblas_##l(const struct interposed *, enum CBLAS_ORDER,                \
+	                           enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,                 \
+	                           const struct gemm_call *);
+NEXT_CBLAS(s)
+NEXT_CBLAS(d)
+NEXT_CBLAS(c)
+NEXT_CBLAS(z)
 
 enum { PREC_S, PREC_D, PREC_C, PREC_Z };
 #define PRECISION(l, L, complex, single) \
@@ -98,6 +107,21 @@ static bool verbose;
 
 /* Nesting of interposed calls on this thread: 1 inside a call, more when re-entered. */
 static __thread int depth;
+
+/* A fork()ed child of a process where StarPU ran: StarPU's threads are not in the child, a
+ * call through it would wait for ever; the child's calls go to the next BLAS (README). */
+static atomic_bool forked;
+
+static void in_child(void)
+{
+	if (starpu_is_initialized())
+		atomic_store(&forked, true);
+}
+
+__attribute__((constructor)) static void watch_fork(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+}
 
 static void *next_symbol(const char *name)
 {
@@ -192,7 +216,7 @@ enum outcome { DONE, BAD_ARG, TO_NEXT };
 /* The routing, the same for both conventions: g is the call in column-major BLAS terms. */
 static enum outcome interpose(struct interposed *p, const struct gemm_call *g, int *info)
 {
-	if (depth > 1 || on_starpu_worker())
+	if (depth > 1 || atomic_load(&forked) || on_starpu_worker())
 		return TO_NEXT;
 	if (threshold >= 0) {
 		*info = starpu_gemm_gemm_check(p->letter, g->transA, g->transB, g->m, g->n, g->k,
@@ -211,14 +235,28 @@ static enum outcome interpose(struct interposed *p, const struct gemm_call *g, i
 	return TO_NEXT;
 }
 
-static void fortran_xerbla(const struct interposed *p, int info)
+/* The program's own error handler called name (the reference testers define one), or NULL
+ * when there is none or the one found is a library's (OpenBLAS's cblas_xerbla exits, where its
+ * cblas_dgemm reports through xerbla_ and goes on): the call then goes to the next BLAS, which
+ * reports it its own way. */
+static void *own_handler(const char *name)
 {
-	fortran_xerbla_fn xerbla = (fortran_xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
-	if (xerbla)
-		xerbla(p->fortran_name, &info, strlen(p->fortran_name));
-	else
-		fprintf(stderr, " ** On entry to %s parameter number %d had an illegal value\n",
-		        p->fortran_name, info);
+	void *handler = dlsym(RTLD_DEFAULT, name);
+	Dl_info found, program;
+	if (handler && dladdr(handler, &found) &&
+	    dladdr((void *)getauxval(AT_ENTRY), &program) && found.dli_fbase == program.dli_fbase)
+		return handler;
+	return NULL;
+}
+
+/* False when the call is to go to the next BLAS instead. */
+static bool fortran_xerbla(const struct interposed *p, int info)
+{
+	fortran_xerbla_fn xerbla = (fortran_xerbla_fn)own_handler("xerbla_");
+	if (!xerbla)
+		return false;
+	xerbla(p->fortran_name, &info, strlen(p->fortran_name));
+	return true;
 }
 
 static void fortran_gemm(struct interposed *p, const char *transA, const char *transB,
@@ -232,8 +270,9 @@ static void fortran_gemm(struct interposed *p, const char *transA, const char *t
 	int info = 0;
 	switch (interpose(p, &g, &info)) {
 	case BAD_ARG:
-		fortran_xerbla(p, info);
-		break;
+		if (fortran_xerbla(p, info))
+			break;
+		/* fall through - the next BLAS reports it */
 	case TO_NEXT:
 		p->next_fortran(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, lenA,
 		                lenB);
@@ -244,8 +283,8 @@ static void fortran_gemm(struct interposed *p, const char *transA, const char *t
 	depth--;
 }
 
-/* CBLAS transposes and BLAS letters, both ways (a call passed on is given back its own
- * values); 0 and -1 for anything else. */
+/* CBLAS transposes as BLAS letters; 0 for anything else (a call passed on keeps its own
+ * values). */
 static const struct { enum CBLAS_TRANSPOSE cblas; char letter; } transposes[] = {
 	{ CblasNoTrans, 'N' }, { CblasTrans, 'T' }, { CblasConjTrans, 'C' },
 };
@@ -258,21 +297,14 @@ static char trans_letter(enum CBLAS_TRANSPOSE trans)
 	return 0;
 }
 
-static enum CBLAS_TRANSPOSE cblas_transpose(char letter)
-{
-	for (size_t t = 0; t < sizeof(transposes) / sizeof(transposes[0]); t++)
-		if (transposes[t].letter == letter)
-			return transposes[t].cblas;
-	return (enum CBLAS_TRANSPOSE)-1;
-}
-
 /* The reference CBLAS checks layout and transposes itself (positions 1, 2, 3), then calls the
  * Fortran routine, whose xerbla position, plus one for the layout argument, is what
  * cblas_xerbla receives. In row-major it computes C^T = op(B)^T op(A)^T, so the Fortran
  * routine sees (B, A) and (n, m) swapped; the reference tester expects exactly that numbering
  * (its cblas_xerbla swaps 4/5 and 9/11 back), so we report the same. Layout and transposes are
- * checked here whatever the route, so a call passed on always has valid ones. */
-static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, const struct gemm_call *c)
+ * checked here whatever the route. */
+static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE transA,
+                       enum CBLAS_TRANSPOSE transB, const struct gemm_call *c)
 {
 	pthread_once(&resolved, resolve);
 	depth++;
@@ -290,16 +322,15 @@ static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, const struc
 	}
 	switch (to) {
 	case BAD_ARG: {
-		cblas_xerbla_fn xerbla = (cblas_xerbla_fn)dlsym(RTLD_DEFAULT, "cblas_xerbla");
-		if (xerbla)
+		cblas_xerbla_fn xerbla = (cblas_xerbla_fn)own_handler("cblas_xerbla");
+		if (xerbla) {
 			xerbla(info, p->cblas_symbol, "");
-		else
-			fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info,
-			        p->cblas_symbol);
-		break;
+			break;
+		}
 	}
+		/* fall through - the next BLAS reports it, given the caller's arguments */
 	case TO_NEXT:
-		p->next_cblas(p, order, c);
+		p->next_cblas(p, order, transA, transB, c);
 		break;
 	case DONE:
 		break;
@@ -330,15 +361,16 @@ static void cblas_gemm(struct interposed *p, enum CBLAS_ORDER order, const struc
 		struct gemm_call c = { trans_letter(transA), trans_letter(transB), m, n, k,  \
 		                       SCALAR_PTR(alpha), A, lda, B, ldb, SCALAR_PTR(beta), C,\
 		                       ldc };                                                \
-		cblas_gemm(&precisions[L], order, &c);                                           \
+		cblas_gemm(&precisions[L], order, transA, transB, &c);                           \
 	}                                                                                    \
 	static void next_cblas_##l(const struct interposed *p, enum CBLAS_ORDER order,        \
+	                           enum CBLAS_TRANSPOSE transA, enum CBLAS_TRANSPOSE transB, \
 	                           const struct gemm_call *c)                                \
 	{                                                                                    \
 		void (*next)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,   \
 		             int, int, int, const SCALAR_ARG, const T *, int, const T *, int,\
 		             const SCALAR_ARG, T *, int) = p->next_cblas_fn;                 \
-		next(order, cblas_transpose(c->transA), cblas_transpose(c->transB),          \
+		next(order, transA, transB,                                                  \
 		     (int)c->m, (int)c->n, (int)c->k, SCALAR(T, c->alpha), c->A, (int)c->lda,\
 		     c->B, (int)c->ldb, SCALAR(T, c->beta), c->C, (int)c->ldc);              \
 	}

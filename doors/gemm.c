@@ -21,10 +21,7 @@
 #include "doors/stage.h"
 #include "compute/plan.h"
 #include "common/precision.h"
-
-/* One product at a time: each already uses every worker, and StarPU's start is not
- * thread-safe. */
-static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
+#include "common/blas.h"
 
 static int verbose(void)
 {
@@ -351,6 +348,15 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	else
 		starpu_gemm_opts_init(&opts);
 	int tile = tile_size(&opts, p->letter, m, n, k, ncuda);
+	/* The driver's limits (the planner's: tile handles within host memory...), before
+	 * anything is allocated or registered: the plan of the whole call from its sizes. */
+	struct starpu_gemm_opts sized = opts;
+	sized.plan = NULL;
+	struct starpu_gemm_plan plan_of_sizes;
+	int refused = starpu_gemm_plan_sizes(&plan_of_sizes, p->letter, ta, tb, m, n, k, tile,
+	                                     NULL, STARPU_GEMM_COMM_LOCAL, &sized);
+	if (refused)
+		return refused;
 	/* How pageable operands are handled is the whole call's choice, made once. */
 	enum sg_pin_mode mode = choose_mode(ncuda, operand_bytes(p, m, n, k));
 	struct panel whole = { m, n, k, A, B, C, lda, ldb, ldc };
@@ -410,6 +416,25 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	return ret;
 }
 
+/* A fork()ed child's call (sg_runtime_forked): on the CPU BLAS, in this thread. */
+static int forked_product(char prec, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                          const void *alpha, const void *A, int64_t lda, const void *B,
+                          int64_t ldb, const void *beta, void *C, int64_t ldc)
+{
+	static int said;
+	if (!said++ && verbose())
+		fprintf(stderr, "starpu_gemm: a fork()ed child of a process that ran StarPU: its "
+		        "products run on the CPU BLAS\n");
+	if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX ||
+	    ldc > INT_MAX) {
+		fprintf(stderr, "starpu_gemm_gemm: in a fork()ed child the product runs on the CPU "
+		        "BLAS, whose sizes and leading dimensions stop at INT_MAX\n");
+		return -EOVERFLOW;
+	}
+	return sg_cblas_gemm(prec, ta, tb, (int)m, (int)n, (int)k, alpha, A, (int)lda, B,
+	                     (int)ldb, beta, C, (int)ldc);
+}
+
 int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                         const void *alpha, const void *A, int64_t lda, const void *B,
                         int64_t ldb, const void *beta, void *C, int64_t ldc,
@@ -448,10 +473,14 @@ int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t 
 		scale_c(pc, m, n, beta, C, ldc);
 		return 0;
 	}
-	pthread_mutex_lock(&door_lock);
+	/* Checked before the lock: a parent's thread may have held it when the child was
+	 * forked. */
+	if (sg_runtime_forked())
+		return forked_product(prec, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+	sg_door_enter();
 	int ret = run_product(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts,
 	                      &stats);
-	pthread_mutex_unlock(&door_lock);
+	sg_door_leave();
 	if (stats_out)
 		*stats_out = stats;
 	return ret;

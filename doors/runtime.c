@@ -4,9 +4,13 @@
  * times slower than a GPU tile and ends the product late) and the dmdas scheduler; each
  * STARPU_* variable overrides its default. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <starpu.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
@@ -17,11 +21,69 @@
 
 static int started, ncuda, at_exit, stopped;
 
+/* One product at a time: each already uses every worker, and StarPU's start is not
+ * thread-safe. Also held while StarPU runs a call, which the exit handler must not tear
+ * down under it. */
+static pthread_mutex_t door_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fork()ed child of a process where StarPU ran: the child has the runtime's memory but
+ * none of its threads (workers, progress, copiers), so any call through it would wait for
+ * ever. The doors compute the child's calls on the CPU BLAS instead (README). */
+static atomic_int forked;
+
+static void in_child(void)
+{
+	if (started || stopped || starpu_is_initialized())
+		atomic_store(&forked, 1);
+}
+
+__attribute__((constructor)) static void watch_fork(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+}
+
+int sg_runtime_forked(void)
+{
+	return atomic_load(&forked);
+}
+
+void sg_door_enter(void)
+{
+	pthread_mutex_lock(&door_lock);
+}
+
+void sg_door_leave(void)
+{
+	pthread_mutex_unlock(&door_lock);
+}
+
+/* How long exit() waits for another thread's call to end. */
+#define EXIT_WAIT_S 10
+
 static void stop_runtime(void)
 {
+	/* A forked child: StarPU's threads are the parent's, nothing here to stop. */
+	if (sg_runtime_forked())
+		return;
+	/* Another thread inside a call (exit() from elsewhere): shutting StarPU down under its
+	 * tasks, or the libraries' destructors that run after this handler (OpenBLAS's frees
+	 * its buffers) under its tile kernels, end the process in SIGSEGV. Wait for the call to
+	 * end, a bounded time; past it, no task starts any more and those running get a moment
+	 * to end, StarPU left as it is. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += EXIT_WAIT_S;
+	if (pthread_mutex_timedlock(&door_lock, &until) != 0) {
+		fprintf(stderr, "starpu_gemm: exit during a product that has not ended in %d s: "
+		        "StarPU stopped taking tasks, not shut down\n", EXIT_WAIT_S);
+		starpu_pause();
+		sleep(1);
+		return;
+	}
 	sg_stage_pool_drain(); /* pinned through StarPU: freed while it runs */
 	starpu_gemm_runtime_stop();
 	stopped = 1;
+	pthread_mutex_unlock(&door_lock);
 }
 
 int sg_runtime_start(void)

@@ -11,4 +11,13 @@
  * under their own lock. */
 int sg_runtime_start(void);
 
+/* Nonzero in a fork()ed child of a process where StarPU ran (or was running): StarPU cannot
+ * run there, the doors compute on the CPU BLAS. */
+int sg_runtime_forked(void);
+
+/* The doors' one lock around a product (and sg_runtime_start): one product at a time, and
+ * none torn down by the exit handler while it runs. */
+void sg_door_enter(void);
+void sg_door_leave(void);
+
 #endif

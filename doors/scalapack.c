@@ -270,6 +270,16 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	/* The one call picks its own tile for the workers unless the setting says. */
 	int tile = single ? all[2]
 	                  : starpu_gemm_tile_rule(g->prec, g->m, g->n, g->k, all[1], all[2]);
+	/* The driver's limits (tile handles within host memory...) before anything is
+	 * allocated: the plan from the sizes, which says why on the grid's first process. The
+	 * one call checks them itself. */
+	struct starpu_gemm_plan plan;
+	struct starpu_gemm_dist dist = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC, .P = g->nprow,
+	                                 .Q = g->npcol };
+	if (!single && !all_agree(comm, starpu_gemm_plan_sizes(&plan, g->prec, g->transA,
+	                                                       g->transB, g->m, g->n, g->k, tile,
+	                                                       &dist, comm, NULL) == 0))
+		return -ENOMEM;
 	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, &t);
 	int rank;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
@@ -291,7 +301,11 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 static void pgemm(char prec, const char *symbol, pgemm_fn **next, PGEMM_PARAMS)
 {
 	struct sg_pgemm_args g;
-	if (read_args(&g, prec, PGEMM_ARGS) == 0 && above_threshold(&g) &&
+	/* The settings are checked before the threshold: the processes must agree on it. */
+	if (read_args(&g, prec, PGEMM_ARGS) == 0 &&
+	    sg_scalapack_grid_agrees(g.a.ctxt, g.myrow == 0 && g.mycol == 0) &&
+	    above_threshold(&g) &&
+	    sg_scalapack_grid_can_start(g.a.ctxt, g.myrow == 0 && g.mycol == 0) &&
 	    door(&g, symbol) == 0)
 		return;
 	call_next(symbol, next, PGEMM_ARGS);

@@ -51,6 +51,15 @@ int sg_scalapack_runtime(int speak);
  * duplicate of the grid's communicator (rank r = grid position (r / npcol, r % npcol)), kept
  * until MPI_Finalize. MPI_COMM_NULL when it cannot be had (same answer on every rank). */
 MPI_Comm sg_scalapack_grid_comm(int ctxt);
+/* Collective over the grid of ctxt the first time it comes: 1 when its processes read the
+ * same STARPU_GEMM_SCALAPACK_THRESHOLD and _TILE, else 0 and one line from the process that
+ * speaks naming the variable and each process's value (its calls then go to ScaLAPACK). The
+ * same answer on every process of the grid, kept for its later calls. */
+int sg_scalapack_grid_agrees(int ctxt, int speak);
+/* Local, the same answer on every process of the grid: 0 when the grid leaves processes of
+ * MPI_COMM_WORLD out and StarPU-MPI is not running yet (its start is collective over all of
+ * them), with one warning per grid from the process that speaks. */
+int sg_scalapack_grid_can_start(int ctxt, int speak);
 
 /* --- scalapack_tiles.c ------------------------------------------------------------------ */
 

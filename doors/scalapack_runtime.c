@@ -81,6 +81,8 @@ struct grid {
 	int size;
 	int *world_ranks;
 	MPI_Comm comm;
+	int agrees;  /* -1: not yet asked; 1: its processes' settings match; 0: they differ */
+	int warned;  /* this process said the grid cannot start StarPU-MPI */
 };
 static struct grid *grids;
 static int ngrids;
@@ -101,7 +103,7 @@ static int *world_ranks_of(MPI_Comm comm, int size)
 	return ranks;
 }
 
-MPI_Comm sg_scalapack_grid_comm(int ctxt)
+static struct grid *grid_of(int ctxt)
 {
 	int handle = -1;
 	Cblacs_get(ctxt, SG_BLACS_GET_GRID_COMM, &handle);
@@ -115,7 +117,7 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 		if (grids[g].size == size &&
 		    memcmp(grids[g].world_ranks, ranks, (size_t)size * sizeof(int)) == 0) {
 			free(ranks);
-			return grids[g].comm;
+			return &grids[g];
 		}
 	}
 	/* Our own duplicate: StarPU-MPI keeps a receive posted on every communicator it knows,
@@ -126,8 +128,81 @@ MPI_Comm sg_scalapack_grid_comm(int ctxt)
 	if (!more)
 		sg_fatal(__FILE__, __LINE__, "realloc", "grid table", NULL);
 	grids = more;
-	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm };
-	return comm;
+	grids[ngrids++] = (struct grid){ .size = size, .world_ranks = ranks, .comm = comm,
+	                                 .agrees = -1 };
+	return &grids[ngrids - 1];
+}
+
+MPI_Comm sg_scalapack_grid_comm(int ctxt)
+{
+	return grid_of(ctxt)->comm;
+}
+
+/* The settings every process of a grid must share (the routing and the tiles depend on
+ * them): 0 when they match, else one line from the grid's first process naming the variable
+ * and each process's value (MPI_COMM_WORLD ranks). Collective over the grid. */
+static int settings_match(const struct grid *grid, int speak)
+{
+	struct { const char *name; int64_t value; } settings[] = {
+		{ "STARPU_GEMM_SCALAPACK_THRESHOLD", sg_scalapack_threshold() },
+		{ "STARPU_GEMM_SCALAPACK_TILE", sg_scalapack_tile_setting() },
+	};
+	int mismatches = 0;
+	int64_t *values = malloc((size_t)grid->size * sizeof(int64_t));
+	if (!values)
+		sg_fatal(__FILE__, __LINE__, "malloc", "settings of the grid", NULL);
+	for (size_t v = 0; v < sizeof(settings) / sizeof(settings[0]); v++) {
+		SG_MPI_FATAL(MPI_Allgather(&settings[v].value, 1, MPI_INT64_T, values, 1, MPI_INT64_T,
+		                           grid->comm));
+		int differ = 0;
+		for (int r = 1; r < grid->size; r++)
+			differ |= values[r] != values[0];
+		mismatches += differ;
+		if (!differ || !speak)
+			continue;
+		char list[1024];
+		size_t used = 0;
+		for (int r = 0; r < grid->size && used < sizeof(list); r++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d: %lld",
+			                         r ? ", " : "", grid->world_ranks[r],
+			                         (long long)values[r]);
+		fprintf(stderr, "starpu_gemm_scalapack: error: %s differs across the processes of "
+		        "the grid (MPI_COMM_WORLD rank: value as read, %s); it must be the same on "
+		        "every process: this grid's p?gemm_ calls go to ScaLAPACK\n",
+		        settings[v].name, list);
+	}
+	free(values);
+	return mismatches;
+}
+
+/* Collective over the grid the first time it comes; then its verdict, kept. */
+int sg_scalapack_grid_agrees(int ctxt, int speak)
+{
+	struct grid *grid = grid_of(ctxt);
+	if (grid->agrees < 0)
+		grid->agrees = settings_match(grid, speak) == 0;
+	return grid->agrees;
+}
+
+/* StarPU-MPI starts on MPI_COMM_WORLD, every process together (runtime/lifecycle.c), so the
+ * first routed call must come on a grid of all of them: on a grid that leaves some out, they
+ * would never join the start and the grid's processes would wait for ever. Once a grid of all
+ * has started it, a smaller grid's calls run on it (point to point, and collectives over the
+ * grid's own communicator only). runtime_state is the same on every process. */
+int sg_scalapack_grid_can_start(int ctxt, int speak)
+{
+	struct grid *grid = grid_of(ctxt);
+	int world;
+	SG_MPI_FATAL(MPI_Comm_size(MPI_COMM_WORLD, &world));
+	if (grid->size == world || runtime_state == 0)
+		return 1;
+	if (speak && !grid->warned && runtime_state == 1)
+		fprintf(stderr, "starpu_gemm_scalapack: warning: the first p?gemm_ call for StarPU "
+		        "came on a BLACS grid of %d of the %d processes of MPI_COMM_WORLD; StarPU-MPI "
+		        "starts on all of them together: this grid's calls go to ScaLAPACK until a "
+		        "call on a grid of all of them has started it\n", grid->size, world);
+	grid->warned = 1;
+	return 0;
 }
 
 /* The default, 2^27 = 512^3 (runtime/env.c): below it the call is cheap enough that starting

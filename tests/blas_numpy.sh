@@ -2,7 +2,10 @@
 # A program never compiled against us: Debian's numpy computing `a @ b` (float64, float32,
 # complex128; plain and transposed operands) gives the same products with the interposer
 # preloaded, every call through StarPU, as without it; and numpy's cblas_?gemm calls reached
-# the interposer (its count of calls through StarPU is at least the number of products).
+# the interposer (its count of calls through StarPU is at least the number of products). Then,
+# within a minute (issue 29): products in a child of os.fork() and in a multiprocessing pool
+# after the parent's went through StarPU, an invalid cblas_dgemm (reported, the program goes
+# on), and the parent's next product.
 set -u
 . "$top_srcdir/tests/blas_env.sh"
 skip_under_sanitizers
@@ -32,3 +35,11 @@ if [ "${calls:-0}" -lt 9 ]; then
 	exit 1
 fi
 echo "PASS blas_numpy: 9 products agree within the bound, $calls calls through StarPU"
+if SG_TEST_TIMEOUT=60 preloaded "$py" "$script" robust > "$work/robust.out" \
+	2> "$work/robust.err"; then
+	cat "$work/robust.out"
+	echo "PASS blas_numpy robust: fork, multiprocessing pool and an invalid call, all correct"
+else
+	cat "$work/robust.out" "$work/robust.err"
+	echo "FAIL blas_numpy robust: a failure or a hang (killed after 60 s)"; exit 1
+fi

@@ -52,6 +52,42 @@ else
   fail "below the default threshold" "$out"
 fi
 
+# Issue 29, each within a minute, the result correct: a first call on a grid that leaves a
+# process of MPI_COMM_WORLD out goes to ScaLAPACK with one warning (StarPU-MPI starts on all of
+# them together; once started, smaller grids run through it: the stock PBLAS testers' 1x2);
+# STARPU_GEMM_SCALAPACK_THRESHOLD or _TILE set differently on two ranks: one error naming the
+# variable and the ranks, the call to ScaLAPACK; tiles of 1 refused up front with the planner's
+# sentence (it allocated 6 GB before). Each followed by a call that goes through StarPU.
+robust() { # WHAT EXPECTED-LINE NP MPIRUN-AND-PROGRAM-ARGS...
+  local what=$1 expect=$2 np=$3
+  shift 3
+  local out
+  out=$(SG_TEST_TIMEOUT=60 "$run" "$np" "$@" 2>&1)
+  if [ $? -eq 0 ] && [ -n "$(residual "$out")" ] && [ "$(grep -c "$expect" <<< "$out")" = 1 ]; then
+    echo "PASS $what: residual $(residual "$out"), one line: $(grep "$expect" <<< "$out")"
+  else
+    fail "$what (expected one line matching '$expect', and a residual, within 60 s)" "$out"
+  fi
+}
+robust "a 1x2 grid of 3 processes" "grid of 2 of the 3 processes" 3 "${preload[@]}" \
+  -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 "$prog" 300 200 250 N N 32 1 2 2
+for variable in STARPU_GEMM_SCALAPACK_THRESHOLD STARPU_GEMM_SCALAPACK_TILE; do
+  robust "$variable 0 on rank 0, 1000 on rank 1" "error: $variable differs.*0: 0, 1: 1000)" 2 \
+    -x OPENBLAS_NUM_THREADS=1 -x STARPU_GEMM_VERBOSE=1 -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 \
+    bash -c 'export '$variable'=$((OMPI_COMM_WORLD_RANK ? 1000 : 0)); LD_PRELOAD="$0" exec "$@"' \
+    "$lib" "$prog" 300 200 250 N N 32 1 2 2
+done
+robust "STARPU_GEMM_SCALAPACK_TILE=1 on n = 2000" "of StarPU handles per rank" 2 "${preload[@]}" \
+  -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x STARPU_GEMM_SCALAPACK_TILE=1 "$prog" 2000 2000 2000 N N 64 1 2
+# Then the normal call, through StarPU.
+out=$(SG_TEST_TIMEOUT=60 "$run" 2 "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 "$prog" \
+      300 200 250 N T 32 2 1 2 2>&1)
+if [ $? -eq 0 ] && [ "$(ours "$out")" = 2 ] && [ -n "$(residual "$out")" ]; then
+  echo "PASS then a 2x1 grid of both processes: through StarPU, residual $(residual "$out")"
+else
+  fail "the normal call after the cases of issue 29" "$out"
+fi
+
 if [ -x "$bench" ]; then
   out=$("$run" 2 "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x OMPI_MPI_THREAD_LEVEL=3 \
         "$bench" -n 512 --nb 64 --niter 2 --warmup 1 2>&1)

@@ -6,6 +6,14 @@
  *                     expects through StarPU and to the next BLAS, for tests/blas_route.sh to
  *                     compare with the interposer's own (STARPU_GEMM_VERBOSE=1)
  *   test_blas unset   without the variable: no call of this size may start StarPU
+ *   test_blas fork    a child forked after the parent's products ran through StarPU: its
+ *                     dgemm_, cblas_dgemm and starpu_gemm_gemm are correct (on the CPU BLAS),
+ *                     and the parent's next product too
+ *   test_blas tile    with STARPU_GEMM_TILE=1: starpu_gemm_gemm of n = 8192 is refused up
+ *                     front (its tile handles would outgrow host memory), nothing
+ *                     allocated; a small product with the same tile is then correct
+ *   test_blas exit    exit(3) from the main thread while another is inside starpu_gemm_gemm:
+ *                     the process must end with status 3 (tests/blas_route.sh checks)
  * Bound: ||C - Cref||_F <= 10 (k+2) eps (|alpha| ||A||_F ||B||_F + |beta| ||C0||_F). */
 #include <math.h>
 #include <pthread.h>
@@ -14,6 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <starpu_gemm.h>
 #include "test_common.h"
 #include "common/precision.h"
 
@@ -113,7 +126,9 @@ static int one_dgemm(int m, int n, int k, char ta, char tb, int through_cblas, i
 	memcpy(Cref, C, sizeof(double) * m * n);
 	reference(p, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, Cref);
 	count(m, n, k);
-	if (through_cblas) {
+	if (through_cblas == 2) {
+		starpu_gemm_gemm('d', ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, m);
+	} else if (through_cblas) {
 		/* Row-major C^T = op(B)^T op(A)^T: the same column-major arrays, roles swapped. */
 		cblas_dgemm(ROW_MAJOR, tb == 'N' ? NO_TRANS : TRANS, ta == 'N' ? NO_TRANS : TRANS, n,
 		            m, k, alpha, B, ldb, A, lda, beta, C, m);
@@ -295,12 +310,90 @@ static void test_unset(void)
 	           "threshold unset: calls under 2^30 multiply-adds did not start StarPU");
 }
 
+static void test_fork(void)
+{
+	sgt_expect(one_dgemm(64, 64, 64, 'N', 'N', 0, 0, 21) && starpu_is_initialized(),
+	           "parent: dgemm_ 64x64x64 through StarPU, correct");
+	fflush(stdout);
+	fflush(stderr);
+	pid_t child = fork();
+	if (child == 0) {
+		int ok = one_dgemm(64, 48, 32, 'N', 'T', 0, 0, 22);
+		ok &= one_dgemm(48, 64, 32, 'T', 'N', 1, 1, 23);
+		ok &= one_dgemm(40, 56, 72, 'N', 'N', 2, 0, 24);
+		_exit(ok ? 0 : 1);
+	}
+	int status = -1;
+	int waited = child > 0 && waitpid(child, &status, 0) == child;
+	sgt_expect(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0, "forked child: "
+	           "dgemm_, cblas_dgemm and "
+	           "starpu_gemm_gemm correct (status %d)", status);
+	sgt_expect(one_dgemm(64, 64, 64, 'T', 'N', 0, 1, 25) && one_dgemm(32, 64, 48, 'N', 'N', 2,
+	           0, 26), "parent after the child: dgemm_ and starpu_gemm_gemm correct");
+}
+
+static void test_tile_limit(void)
+{
+	int64_t n = 8192;
+	double *A = calloc((size_t)(n * n), sizeof(double)), one = 1, zero = 0;
+	double *C = calloc((size_t)(n * n), sizeof(double));
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = starpu_gemm_gemm('d', 'N', 'N', n, n, n, &one, A, n, A, n, &zero, C, n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	sgt_expect(ret == -ENOMEM && seconds < 10, "n = 8192 in tiles of 1: refused (%d) in "
+	           "%.2f s", ret, seconds);
+	free(A);
+	free(C);
+	sgt_expect(one_dgemm(12, 10, 8, 'N', 'T', 2, 0, 29), "then 12x10x8 in tiles of 1: correct");
+}
+
+static atomic_int multiplying;
+
+/* A product of a few seconds on one CPU worker, nothing computed around it. */
+static void *long_product(void *arg)
+{
+	(void)arg;
+	int64_t n = 1600;
+	double *A = calloc((size_t)(n * n), sizeof(double)), one = 1, zero = 0;
+	double *C = calloc((size_t)(n * n), sizeof(double));
+	atomic_store(&multiplying, 1);
+	starpu_gemm_gemm('d', 'N', 'N', n, n, n, &one, A, n, A, n, &zero, C, n);
+	return NULL;
+}
+
+/* exit() while another thread is inside starpu_gemm_gemm: the status, not SIGSEGV. */
+static void test_exit(void)
+{
+	sgt_expect(one_dgemm(64, 64, 64, 'N', 'N', 2, 0, 28), "starpu_gemm_gemm 64x64x64: correct");
+	pthread_t thread;
+	pthread_create(&thread, NULL, long_product, NULL);
+	while (!atomic_load(&multiplying))
+		usleep(1000);
+	usleep(300 * 1000);
+	printf("exit(3) while another thread multiplies\n");
+	fflush(stdout);
+	exit(3);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2 || (strcmp(argv[1], "route") && strcmp(argv[1], "unset")))
-		return fprintf(stderr, "usage: test_blas route|unset\n"), 2;
+	const char *modes[] = { "route", "unset", "fork", "exit", "tile" };
+	int mode = -1;
+	for (int m = 0; argc == 2 && m < 5; m++)
+		if (strcmp(argv[1], modes[m]) == 0)
+			mode = m;
+	if (mode < 0)
+		return fprintf(stderr, "usage: test_blas route|unset|fork|exit|tile\n"), 2;
 	sgt_init_local();
-	if (strcmp(argv[1], "route") == 0) {
+	if (mode == 2) {
+		test_fork();
+	} else if (mode == 4) {
+		test_tile_limit();
+	} else if (mode == 3) {
+		test_exit();
+	} else if (mode == 0) {
 		test_route();
 		test_threads();
 		printf("expect: %d calls through starpu_gemm_gemm, %d to the next BLAS\n",
