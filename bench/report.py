@@ -153,10 +153,12 @@ class Results:
             gpus = number(first["ncuda"])
         parts = {"flops": flops, "compute": flops / (peak * 1e9 * gpus)}
         ranks = number(first.get("ranks")) or 1
-        links = max(1.0, gpus / ranks)
-        rates = {"h2d": self.links["h2d"] and self.links["h2d"] * links,
-                 "d2h": self.links["d2h"] and self.links["d2h"] * links,
-                 "mpi": self.mpi_rate(int(ranks))}
+        # The driver's byte columns are sums over the job's ranks: the host links are the
+        # job's GPUs' (one each, however many ranks share it), the MPI rate a rank's, which
+        # moves its share of the bytes while the others move theirs.
+        rates = {"h2d": self.links["h2d"] and self.links["h2d"] * gpus,
+                 "d2h": self.links["d2h"] and self.links["d2h"] * gpus,
+                 "mpi": self.mpi_rate(int(ranks)) and self.mpi_rate(int(ranks)) * ranks}
         for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes"),
                             ("mpi", "pred_mpi_bytes")):
             moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
