@@ -77,7 +77,7 @@ static void share_begin(struct pgemm *g)
 			                "tile home for node peers");
 			starpu_data_release(inputs[x]->handles[t]);
 		}
-	SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->pb.comm)));
+	SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->A->comm)));
 	for (int x = 0; x < (g->B == g->A ? 1 : 2); x++)
 		for (int64_t t = 0; t < (int64_t)inputs[x]->mt * inputs[x]->nt; t++) {
 			starpu_data_handle_t h = inputs[x]->reach[t];
@@ -197,7 +197,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	if (local)
 		sg_window_add_task(g->window);
 	/* Only the executing rank uses the callback and the worker; the others only send. */
-	int gpu = local && g->ngpus > 0 ? gpu_of_tile(g, i, j) : -1;
+	int gpu = local && g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	/* The last shell's C tiles go through the GPU as before: the link has room for them by
 	 * then (A and B are in), and adds at home would be what the product waits for at its end
@@ -300,6 +300,11 @@ static int rank_takes_part(const struct pgemm *g)
 static void walk(void *arg)
 {
 	struct pgemm *g = arg;
+	/* Here, on the submission thread, after the earlier requests' tasks are inserted: an
+	 * earlier product may write this one's A or B (its C), and the owners' acquires then
+	 * wait for it. */
+	if (g->share)
+		share_begin(g);
 	if (rank_takes_part(g))
 		walk_algorithm3(g);
 }
@@ -383,13 +388,15 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	memcpy(&g->beta, beta, sg_precision_of_c(g->prec)->elemsize);
 	if (hook)
 		g->hook = *hook;
-	g->share = !g->pb.local && A->shared && B->shared;
+	/* A C that is also A or B is written by its owner while node peers would read it in
+	 * place with no order between them: StarPU-MPI's copies keep that order. */
+	g->share = !g->pb.local && A->shared && B->shared && C != A && C != B;
 	g->static_gpu = g->plan.static_gpu && g->plan.G > 0;
 	g->ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, g->gpu_nodes,
 	                                                   STARPU_MAXNODES);
 	gpu_grid(g->ngpus > 0 ? g->ngpus : 1, &g->gpu_rows, &g->gpu_cols);
 	/* Each task's GPU is known: its tiles are prefetched there at submission. */
-	if (g->ngpus == 1 || (g->static_gpu && g->ngpus > 1)) {
+	if (g->plan.G > 0 && (g->ngpus == 1 || (g->static_gpu && g->ngpus > 1))) {
 		size_t a_tiles = (size_t)A->mt * A->nt * g->ngpus;
 		size_t tiles = a_tiles + (size_t)B->mt * B->nt * g->ngpus;
 		if (!(g->asked_a = calloc(tiles, sizeof(*g->asked_a)))) {
@@ -419,8 +426,6 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL : !g->window || (g->plan.c_home && !g->home) ? -ENOMEM : 0;
 	ret = sg_agree(ret, g->pb.comm);
-	if (!ret && g->share)
-		share_begin(g);
 	if (ret || sg_submitter_post(&g->job)) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
@@ -475,7 +480,7 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 	/* No owner writes its A or B tiles again (the caller may, once this returns) while a
 	 * node peer's task still reads them in place. */
 	if (g->share)
-		SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->pb.comm)));
+		SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->A->comm)));
 	if (stats) {
 		sample_remote_tiles(g);
 		stats->tasks = sg_window_tasks(g->window);

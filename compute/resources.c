@@ -52,6 +52,10 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
                         const struct starpu_gemm_opts *opts)
 {
 	MPI_Comm comm = pb->comm;
+	/* Collective the first time on comm: made here on every rank, before anything that
+	 * depends on sharing, which may differ between nodes. */
+	if (!pb->local)
+		sg_node_comm(comm);
 	int ngpus;
 	size_t gpu_mem = gpu_memory(&ngpus);
 	if (opts && opts->gpu_mem)

@@ -217,7 +217,9 @@ static int place_tiles(struct starpu_gemm_desc *d, const struct tile_source *src
 		if (ret == -ENOSPC) {
 			/* Once per process: every later descriptor would say the same. */
 			static int said;
-			if (d->rank == 0 && !said++)
+			int node_rank;
+			MPI_Comm_rank(sg_node_comm(d->comm), &node_rank); /* one line per node */
+			if (node_rank == 0 && !said++)
 				fprintf(stderr, "starpu_gemm: notice: the ranks of a node could not share "
 				        "their tiles in %s (STARPU_GEMM_SHM_DIR: missing, or too small): they "
 				        "exchange them through MPI, unlike the plan's prediction\n",

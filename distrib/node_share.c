@@ -54,15 +54,17 @@ int sg_node_share_wanted(void)
  * d->comm (-1 off the node). */
 static int decide(struct starpu_gemm_desc *d, MPI_Comm node, int *node_of_rank)
 {
-	int node_size, wanted = sg_node_share_wanted(), all_want;
+	int node_size, all_want;
+	int *ranks = malloc((size_t)d->nranks * sizeof(int));
+	/* -1: no memory here, which the node's ranks agree on with the wish. */
+	int wanted = ranks ? sg_node_share_wanted() : -1;
 	MPI_Comm_size(node, &node_size);
 	SG_MPI_FATAL(MPI_Allreduce(&wanted, &all_want, 1, MPI_INT, MPI_MIN, node));
-	if (node_size < 2 || !all_want)
-		return 0;
+	if (node_size < 2 || all_want <= 0) {
+		free(ranks);
+		return all_want < 0 ? -ENOMEM : 0;
+	}
 	MPI_Group node_group, comm_group;
-	int *ranks = malloc((size_t)d->nranks * sizeof(int));
-	if (!ranks)
-		return -ENOMEM;
 	SG_MPI_FATAL(MPI_Comm_group(node, &node_group));
 	SG_MPI_FATAL(MPI_Comm_group(d->comm, &comm_group));
 	for (int r = 0; r < d->nranks; r++)

@@ -412,7 +412,9 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
                              struct starpu_gemm_request **req);
 
 /* Wait until the request's tasks are done, C is back in host memory on its owners and this
- * rank's A and B tiles are sent wherever they were needed; frees req. Only this product's
+ * rank's A and B tiles are sent wherever they were needed; frees req. Where node peers read
+ * the tiles in place, collective over each node's ranks: every rank waits for the same
+ * requests in the same order. Only this product's
  * tiles are flushed from StarPU-MPI's cache. stats may be NULL. Returns 0. */
 int starpu_gemm_wait(struct starpu_gemm_request *req, struct starpu_gemm_stats *stats);
 

@@ -75,13 +75,15 @@ int starpu_gemm_runtime_start(const struct starpu_gemm_runtime *want, char *noti
 		notice[0] = '\0';
 	if (errlen)
 		err[0] = '\0';
-	if (started_mpi >= 0 || starpu_is_initialized()) {
-		snprintf(err, errlen, "StarPU is already running");
-		return -EALREADY;
-	}
 	/* Every process checks before any starts StarPU (the agreement is a barrier), so that
 	 * none repairs a calibration file another one's StarPU is writing. */
-	int ret = sg_preflight(notice, noticelen, err, errlen) ? -EINVAL : 0;
+	int ret = 0;
+	if (started_mpi >= 0 || starpu_is_initialized()) {
+		snprintf(err, errlen, "StarPU is already running");
+		ret = -EALREADY;
+	} else if (sg_preflight(notice, noticelen, err, errlen)) {
+		ret = -EINVAL;
+	}
 	ret = agree(want->together, ret, err, errlen);
 	if (ret)
 		return ret;

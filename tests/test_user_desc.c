@@ -229,6 +229,42 @@ static void local_product(char prec, int64_t M, int64_t N, int64_t K, int tile)
 	starpu_gemm_desc_destroy(C);
 }
 
+/* Products chained without waiting on the library's tiles, which the ranks of a node read in
+ * place (distrib/node_share.c): D = (A B) E, where the second product reads the first one's C
+ * before the first is waited for, must equal the same two products each waited for. */
+static void chained(char prec, int64_t n, int tile, const struct starpu_gemm_dist *dist)
+{
+	struct starpu_gemm_desc *m[6]; /* A, B, E, then C1, D and the waited-for D */
+	int ret = 0;
+	for (int x = 0; x < 6; x++)
+		ret |= starpu_gemm_desc_create(&m[x], prec, n, n, tile, dist, MPI_COMM_WORLD);
+	for (int x = 0; x < 3; x++)
+		ret |= starpu_gemm_desc_fill_random(m[x], SEED_A + (uint64_t)x);
+	double complex one[1], zero[1];
+	sgt_store(prec, 1, one, 0);
+	sgt_store(prec, 0, zero, 0);
+	struct starpu_gemm_request *r1, *r2;
+	ret |= starpu_gemm_pgemm_submit('N', 'N', one, m[0], m[1], zero, m[3], NULL, &r1);
+	ret |= starpu_gemm_pgemm_submit('N', 'N', one, m[3], m[2], zero, m[4], NULL, &r2);
+	ret |= starpu_gemm_wait(r1, NULL);
+	ret |= starpu_gemm_wait(r2, NULL);
+	ret |= starpu_gemm_pgemm('N', 'N', one, m[3], m[2], zero, m[5], NULL, NULL);
+	size_t bytes = (size_t)n * n * starpu_gemm_elemsize(prec);
+	int rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	void *d = rank == 0 ? malloc(bytes) : NULL, *ref = rank == 0 ? malloc(bytes) : NULL;
+	ret |= starpu_gemm_desc_gather(m[4], d, 0);
+	ret |= starpu_gemm_desc_gather(m[5], ref, 0);
+	double err = rank == 0 ? sgt_rel_error(prec, n * n, d, ref) : 0;
+	MPI_Bcast(&err, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	sgt_expect(ret == 0 && err < 1e-12, "(A B) E chained without waiting on the library's "
+	           "tiles equals the products waited for: relative error %.2e", err);
+	free(d);
+	free(ref);
+	for (int x = 0; x < 6; x++)
+		starpu_gemm_desc_destroy(m[x]);
+}
+
 /* A leading dimension above INT_MAX is refused (StarPU registers 32 bits of it, the kernels
  * take an int): it used to be truncated, and StarPU asserted on 2^32 + 1 read as 1. */
 static void *huge_ld_address(int i, int j, int64_t *ld, void *arg)
@@ -270,6 +306,7 @@ int main(int argc, char **argv)
 	composed('d', n, sgt_rand_int(30, 80), n, sgt_rand_int(8, 20), &dist);
 	composed('z', n, sgt_rand_int(30, 80), n, sgt_rand_int(8, 20), &dist);
 	local_product('c', sgt_rand_int(20, 60), sgt_rand_int(20, 60), sgt_rand_int(20, 60), 16);
+	chained('d', sgt_rand_int(40, 90), sgt_rand_int(8, 20), &dist);
 	huge_leading_dimension();
 	return sgt_finish();
 }
