@@ -77,7 +77,7 @@ static void share_begin(struct pgemm *g)
 			                "tile home for node peers");
 			starpu_data_release(inputs[x]->handles[t]);
 		}
-	SG_MPI_FATAL(MPI_Barrier(sg_node_comm(g->A->comm)));
+	SG_MPI_FATAL(MPI_Barrier(sg_node_comm_walk(g->A->comm)));
 	for (int x = 0; x < (g->B == g->A ? 1 : 2); x++)
 		for (int64_t t = 0; t < (int64_t)inputs[x]->mt * inputs[x]->nt; t++) {
 			starpu_data_handle_t h = inputs[x]->reach[t];

@@ -43,6 +43,9 @@ static inline void sg_allreduce(const void *in, void *out, int count, size_t ele
  * rank is a node of its own (starpu_smpirun gives each its own copy of the node's platform):
  * MPI_COMM_SELF. */
 MPI_Comm sg_node_comm(MPI_Comm comm);
+/* The same ranks in a communicator of their own for the submission thread (compute/pgemm.c):
+ * two threads' collectives on one communicator could pair up differently on each rank. */
+MPI_Comm sg_node_comm_walk(MPI_Comm comm);
 
 /* How many ranks of comm share this rank's node; 1 for a local communicator. */
 static inline int sg_ranks_on_node(MPI_Comm comm)

@@ -15,7 +15,8 @@ static int nholders;
 static int free_node(MPI_Comm comm, int keyval, void *value, void *extra)
 {
 	MPI_Comm *node = value;
-	MPI_Comm_free(node);
+	MPI_Comm_free(&node[0]);
+	MPI_Comm_free(&node[1]);
 	free(node);
 	for (int h = 0; h < nholders; h++)
 		if (holders[h] == comm)
@@ -35,12 +36,35 @@ static int free_all_at_finalize(MPI_Comm self, int keyval, void *value, void *ex
 }
 #endif
 
+#ifndef STARPU_SIMGRID
+/* Two communicators of the node's ranks: [0] for the calling threads, [1] for the submission
+ * thread, so that their collectives never interleave on one communicator. */
+static MPI_Comm *node_comms(MPI_Comm comm);
+#endif
+
 MPI_Comm sg_node_comm(MPI_Comm comm)
 {
 #ifdef STARPU_SIMGRID
 	(void)comm;
 	return MPI_COMM_SELF; /* every simulated rank is a node of its own */
 #else
+	return node_comms(comm)[0];
+#endif
+}
+
+MPI_Comm sg_node_comm_walk(MPI_Comm comm)
+{
+#ifdef STARPU_SIMGRID
+	(void)comm;
+	return MPI_COMM_SELF;
+#else
+	return node_comms(comm)[1];
+#endif
+}
+
+#ifndef STARPU_SIMGRID
+static MPI_Comm *node_comms(MPI_Comm comm)
+{
 	if (node_keyval == MPI_KEYVAL_INVALID) {
 		SG_MPI_FATAL(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_node, &node_keyval,
 		                                    NULL));
@@ -52,15 +76,16 @@ MPI_Comm sg_node_comm(MPI_Comm comm)
 	int found = 0;
 	SG_MPI_FATAL(MPI_Comm_get_attr(comm, node_keyval, &node, &found));
 	if (found)
-		return *node;
+		return node;
 	MPI_Comm *more = realloc(holders, (size_t)(nholders + 1) * sizeof(*holders));
-	node = malloc(sizeof(*node));
+	node = malloc(2 * sizeof(*node));
 	if (!more || !node)
 		sg_fatal(__FILE__, __LINE__, "malloc", "node communicator", NULL);
 	holders = more;
 	SG_MPI_FATAL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node));
+	SG_MPI_FATAL(MPI_Comm_dup(node[0], &node[1]));
 	SG_MPI_FATAL(MPI_Comm_set_attr(comm, node_keyval, node));
 	holders[nholders++] = comm;
-	return *node;
-#endif
+	return node;
 }
+#endif

@@ -36,7 +36,8 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 
 static double element(int matrix, int i, int j)
 {
-	unsigned h = (unsigned)(matrix * 7919 + i * 104729 + j * 1299709);
+	/* Unsigned arithmetic: the sum wraps, as a hash may (int would overflow: UBSan). */
+	unsigned h = (unsigned)matrix * 7919u + (unsigned)i * 104729u + (unsigned)j * 1299709u;
 	h ^= h >> 13;
 	h *= 0x5bd1e995u;
 	h ^= h >> 15;
