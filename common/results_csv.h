@@ -10,6 +10,8 @@
  *   threads     BLAS or copying threads                gbs      GB/s of a copy (h2d, pin)
  *   gpu         the device's name (the driver: how many GPUs the job drives, each once)
  *   math        the driver's --math (default, tf32)
+ *   pred_d2d_bytes  the plan's A and B tiles copied between a rank's GPUs (plan.gpu_peers),
+ *               last so that the columns before keep their places
  * Header only, no symbols: the peers link nothing of the library. */
 #ifndef SG_RESULTS_CSV_H
 #define SG_RESULTS_CSV_H
@@ -18,6 +20,6 @@
 	"system,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
 	"throttled,iter,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"       \
 	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s,nb,block,memory,"   \
-	"threads,gbs,gpu,math"
+	"threads,gbs,gpu,math,pred_d2d_bytes"
 
 #endif

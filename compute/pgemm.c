@@ -32,6 +32,9 @@ struct starpu_gemm_request {
 	int ngpus;                         /* this rank's GPUs: memory nodes gpu_nodes[] */
 	unsigned gpu_nodes[STARPU_MAXNODES];
 	int gpu_rows, gpu_cols;            /* static_gpu: the GPUs as a grid over C's tiles */
+	int block_full_rows, block_full_cols; /* the current block has at least gpu_rows local
+	                                    * rows of C tiles (gpu_cols columns): each GPU row
+	                                    * (column) of the grid reads its tiles */
 	int64_t *asked_a, *asked_b;        /* where each task's GPU is known (one GPU, or
 	                                    * static_gpu): per A tile and per B tile (as stored)
 	                                    * and GPU, 1 + the last chunk that prefetched it */
@@ -105,16 +108,6 @@ static int gpu_of_tile(const struct pgemm *g, int i, int j)
 	return (li % g->gpu_rows) * g->gpu_cols + lj % g->gpu_cols;
 }
 
-/* The most square grid of G GPUs, rows <= columns. */
-static void gpu_grid(int G, int *rows, int *cols)
-{
-	*rows = 1;
-	for (int r = 1; r * r <= G; r++)
-		if (G % r == 0)
-			*rows = r;
-	*cols = G / *rows;
-}
-
 /* The priority that keeps a GPU on the walk's order: the walk's task number, negated. A
  * C tile's update k+1 becomes ready only when update k ends, and with equal priorities
  * dmdas would queue it behind every ready update of the chunk: the GPU then ran a chunk
@@ -157,18 +150,78 @@ static int inserts(const struct pgemm *g, int runner, int64_t a_tile, int64_t b_
  * prefetches a task's tiles only once it is ready, and update k+1 of a C tile is ready only
  * when update k ends: the GPU would then pop it (it comes first) and wait for its tiles. One
  * GPU per rank only (with several, dmdas picks the GPU at that point), and tiles in reach only
- * (a tile of another node is not here before StarPU-MPI receives it). */
-static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
-                           int64_t *asked, int r, int c, int64_t chunk, int prio, int gpu)
+ * (a tile of another node is not here before StarPU-MPI receives it).
+ *
+ * With plan.gpu_peers, the tile crosses the host link to its loader, one of the GPUs that
+ * read it, and the others copy it from there once it is there: StarPU copies from the valid
+ * copy it predicts fastest, the loader's over NVLink, but only a copy already valid counts,
+ * so the request waits for the loader's (an acquire on the loader's node). */
+struct relay {
+	starpu_data_handle_t tile;
+	unsigned from, to;
+	int prio;
+};
+
+static void relay_to_peer(void *arg)
 {
-	/* Once per tile and chunk: its first task in the walk has the highest priority, the
-	 * chunk's others would ask again for a tile on its way. */
-	int64_t t = (int64_t)c * X->mt + r, *mark = &asked[t * g->ngpus + gpu];
-	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
-	if (*mark == chunk + 1 || !in_reach)
-		return;
+	struct relay *r = arg;
+	starpu_data_prefetch_on_node_prio(r->tile, r->to, 1, r->prio);
+	starpu_data_release_on_node(r->tile, (int)r->from);
+	free(r);
+}
+
+/* Whether this chunk's mark of tile t on GPU gpu is new (and now set): once per tile, GPU and
+ * chunk, its first task in the walk having the highest priority. */
+static int first_ask(const struct pgemm *g, int64_t *asked, int64_t t, int gpu, int64_t chunk)
+{
+	int64_t *mark = &asked[t * g->ngpus + gpu];
+	if (*mark == chunk + 1)
+		return 0;
 	*mark = chunk + 1;
-	starpu_data_prefetch_on_node_prio(input_handle(g, X, t), g->gpu_nodes[gpu], 1, prio);
+	return 1;
+}
+
+static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
+                           int64_t *asked, int r, int c, int64_t chunk, int prio, int gpu,
+                           int loader)
+{
+	int64_t t = (int64_t)c * X->mt + r;
+	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
+	if (!in_reach || !first_ask(g, asked, t, gpu, chunk))
+		return;
+	starpu_data_handle_t h = input_handle(g, X, t);
+	if (loader != gpu) {
+		if (first_ask(g, asked, t, loader, chunk))
+			starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[loader], 1, prio);
+		struct relay *rel = malloc(sizeof(*rel));
+		if (rel) {
+			*rel = (struct relay){ .tile = h, .from = g->gpu_nodes[loader],
+			                       .to = g->gpu_nodes[gpu], .prio = prio };
+			if (!starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
+			        h, (int)rel->from, STARPU_R, NULL, relay_to_peer, rel, 0, 1, NULL, NULL,
+			        prio))
+				return;
+			free(rel);
+		}
+	}
+	/* The tile's own loader, or the relay could not be set up: from wherever StarPU picks. */
+	starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[gpu], 1, prio);
+}
+
+/* The GPU that loads op(A)(i, k) (along = 0) or op(B)(k, j) (along = 1) from host memory for
+ * the rank's GPUs that read it (plan.gpu_peers): of the GPU grid's row of gpu (the GPUs that
+ * read that row of A; for B its column), the one in column k mod gpu_cols, so the row's GPUs
+ * take turns along k and each host link carries its share. gpu itself where GPUs do not
+ * relay, or where the current block has fewer local C columns (rows) than the grid, whose
+ * GPU in that column may read none of the block's tiles. */
+static int loader_of(const struct pgemm *g, int gpu, int k, int along)
+{
+	if (!g->plan.gpu_peers || gpu < 0)
+		return gpu;
+	int row = gpu / g->gpu_cols, col = gpu % g->gpu_cols;
+	if (along == 0)
+		return g->block_full_cols ? row * g->gpu_cols + k % g->gpu_cols : gpu;
+	return g->block_full_rows ? (k % g->gpu_rows) * g->gpu_cols + col : gpu;
 }
 
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
@@ -216,8 +269,8 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		.where = (unsigned long long)g->gemm_where };
 	int ret = sg_insert_gemm_task(&task, g->pb.local, g->pb.comm);
 	if (ret >= 0 && gpu >= 0 && g->asked_a) {
-		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio, gpu);
-		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio, gpu);
+		prefetch_input(g, g->A, g->asked_a, ar, ac, chunk, prio, gpu, loader_of(g, gpu, k, 0));
+		prefetch_input(g, g->B, g->asked_b, br, bc, chunk, prio, gpu, loader_of(g, gpu, k, 1));
 	}
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
@@ -255,6 +308,15 @@ static void release_block(struct pgemm *g, int i0, int i1, int j0, int j1)
 				starpu_data_wont_use(starpu_gemm_desc_handle(g->C, i, j));
 }
 
+/* How many of the tiles [lo, hi) the 2D block-cyclic grid's row (column) p of n deals to it. */
+static int local_extent(int lo, int hi, int n, int p)
+{
+	int count = 0;
+	for (int x = lo; x < hi; x++)
+		count += x % n == p;
+	return count;
+}
+
 /* Algorithm 3 in compute/walk.h's order; the window keeps at most lookahead+1 chunks in
  * flight. */
 static void walk_algorithm3(struct pgemm *g)
@@ -264,6 +326,10 @@ static void walk_algorithm3(struct pgemm *g)
 	sg_walk_start(&w, pl);
 	while (sg_walk_next_chunk(&w)) {
 		void *ref = sg_window_begin_chunk(g->window, pl->throttled ? w.chunk : 0);
+		g->block_full_rows = local_extent(w.i0, w.i1, g->pb.P, g->pb.rank / g->pb.Q) >=
+		                     g->gpu_rows;
+		g->block_full_cols = local_extent(w.j0, w.j1, g->pb.Q, g->pb.rank % g->pb.Q) >=
+		                     g->gpu_cols;
 		int i, j, k;
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			if (g->hook.before_task)
@@ -394,7 +460,8 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->static_gpu = g->plan.static_gpu && g->plan.G > 0;
 	g->ngpus = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, g->gpu_nodes,
 	                                                   STARPU_MAXNODES);
-	gpu_grid(g->ngpus > 0 ? g->ngpus : 1, &g->gpu_rows, &g->gpu_cols);
+	g->gpu_rows = g->plan.gpu_rows;
+	g->gpu_cols = g->plan.gpu_cols;
 	/* Each task's GPU is known: its tiles are prefetched there at submission. */
 	if (g->plan.G > 0 && (g->ngpus == 1 || (g->static_gpu && g->ngpus > 1))) {
 		size_t a_tiles = (size_t)A->mt * A->nt * g->ngpus;

@@ -16,9 +16,9 @@
  * the rank's C tiles are loaded (all of them, none with beta = 0, the last shell's with C at
  * home). The rank's G GPUs share its C tiles as a gpu_rows x gpu_cols grid (the paper's
  * columns dealt cyclically: 1 x G), so a GPU reads 1/gpu_rows of the rank's rows of A and
- * 1/gpu_cols of its columns of B. */
+ * 1/gpu_cols of its columns of B: *a and *b of its loads, the rest being C's. */
 static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, double c_weight,
-                        double c_read, char *regime)
+                        double c_read, char *regime, double *a, double *b_out)
 {
 	double G = pl->G, Mtl = (double)pl->Mt / pl->P, Ntl = (double)pl->Nt / pl->Q;
 	double Kt = pl->Kt, b = pl->b, c = pl->c * c_weight, d = pl->d;
@@ -26,14 +26,36 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
 	double C_loads = c_read * c_weight / G;
 	if (Mtl * Kt / rows + Kt * Ntl / cols + b * c / G <= mem_tiles) {
 		strcpy(regime, "a");
-		return Mtl * Kt / rows + Kt * Ntl / cols + C_loads;
-	}
-	if (b * d / rows + pl->c * Kt / cols + b * c / G <= mem_tiles) {
+		*a = Mtl * Kt / rows;
+		*b_out = Kt * Ntl / cols;
+	} else if (b * d / rows + pl->c * Kt / cols + b * c / G <= mem_tiles) {
 		strcpy(regime, "b");
-		return pl->Y * Mtl * Kt / rows + Kt * Ntl / cols + C_loads;
+		*a = pl->Y * Mtl * Kt / rows;
+		*b_out = Kt * Ntl / cols;
+	} else {
+		strcpy(regime, pl->X * pl->Y == 1 ? "c1" : "c2");
+		*a = pl->Y * Mtl * Kt / rows;
+		*b_out = pl->X * Kt * Ntl / cols;
 	}
-	strcpy(regime, pl->X * pl->Y == 1 ? "c1" : "c2");
-	return pl->Y * Mtl * Kt / rows + pl->X * Kt * Ntl / cols + C_loads;
+	return *a + *b_out + C_loads;
+}
+
+/* Whether the rank's GPUs relay the A and B tiles several of them read (opts.gpu_peers): as
+ * asked (1 on, 2 off), else where their links are fast (NVLink) and the kernel runs on tensor
+ * cores (b, h, t: C wider than A and B), whose GPUs outrun their host links. On 4 x H200 the
+ * relays made BF16 n = 65536 1.35 x faster, but DGEMM n = 65536 3% (1 rank x 4 GPUs) and 5%
+ * (2 x 2) slower: there the links have room, and a GPU waiting on a peer's load instead of
+ * its own costs more than the host bytes saved (bench/results/node-h200x4-20261127g-*).
+ * Only where each GPU owns its C tiles (static_gpu: the GPUs that read a tile are known),
+ * several share a row or column of the grid, and a block spans the grid (every GPU of a grid
+ * row reads the row's A tiles). */
+static int gpu_peers_decide(const struct starpu_gemm_plan *plan, int asked, int fast)
+{
+	if (!plan->static_gpu || plan->G < 2 || plan->b < plan->gpu_rows ||
+	    plan->c < plan->gpu_cols)
+		return 0;
+	const struct sg_precision *p = sg_precision(plan->prec);
+	return asked == 1 || (asked == 0 && fast && p && p->c_letter != p->letter);
 }
 
 /* The rank's GPUs as a grid over its C tiles: the most square, rows <= columns, when each
@@ -383,8 +405,16 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 			c_read = 0;
 		else if (plan->c_home)
 			c_read = (double)sg_walk_last_shell_tiles(plan) / (pb.P * pb.Q);
-		plan->host_to_gpu_bytes = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean,
-		                                                  c_read, plan->regime) * G * ab_mean : 0;
+		double a_loads = 0, b_loads = 0;
+		double loads = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean, c_read,
+		                                       plan->regime, &a_loads, &b_loads) : 0;
+		/* Relayed: of the GPUs of a grid row that read a tile of A, one loads it from host
+		 * memory and the others copy it (B's: of a grid column). */
+		plan->gpu_peers = gpu_peers_decide(plan, opts.gpu_peers, res->gpu_links);
+		double relayed = plan->gpu_peers ? a_loads * (1 - 1.0 / plan->gpu_cols) +
+		                                   b_loads * (1 - 1.0 / plan->gpu_rows) : 0;
+		plan->host_to_gpu_bytes = (loads - relayed) * G * ab_mean;
+		plan->gpu_to_gpu_bytes = relayed * G * ab_mean;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");

@@ -44,6 +44,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        pl->P, pl->Q);
 	if (pl->G > 0)
 		fprintf(out, ", %d GPU(s) per rank", pl->G);
+	if (pl->G > 1)
+		fprintf(out, pl->static_gpu ? " as a %dx%d grid over its C tiles%s" : " (dmdas picks "
+		        "each task's)", pl->gpu_rows, pl->gpu_cols, pl->gpu_peers ? ", relaying A and "
+		        "B tiles between them" : "");
 	fputc('\n', out);
 	const struct sg_precision *p = sg_precision(pl->prec);
 	if (p && p->letter != p->c_letter) /* the mixed precisions: two tile sizes */
@@ -73,8 +77,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
 	fprintf(out, "plan: predicted per rank: ");
 	if (pl->G > 0)
-		fprintf(out, "host->GPU %.3f GB, GPU->host %.3f GB, ", pl->host_to_gpu_bytes / 1e9,
-		        pl->gpu_to_host_bytes / 1e9);
+		fprintf(out, "host->GPU %.3f GB, GPU->host %.3f GB, %s%.3f GB, ",
+		        pl->host_to_gpu_bytes / 1e9, pl->gpu_to_host_bytes / 1e9,
+		        pl->gpu_peers ? "GPU->GPU (relayed A and B tiles) " : "GPU->GPU ",
+		        pl->gpu_to_gpu_bytes / 1e9);
 	fprintf(out, "MPI received %.3f GB (from other nodes), node peers' tiles read in place "
 	        "%.3f GB\n", pl->mpi_recv_bytes / 1e9, pl->node_read_bytes / 1e9);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */

@@ -20,6 +20,25 @@ static size_t gpu_memory(int *ngpus)
 	return smallest;
 }
 
+/* Whether the rank's GPUs copy tiles between them at least twice as fast as from host memory,
+ * each pair both ways (StarPU's bus calibration, in MB/s; NVLink against PCIe): then a tile
+ * several GPUs read crosses the host link once (opts.gpu_peers). */
+static int gpu_links_fast(void)
+{
+	unsigned ids[STARPU_MAXNODES];
+	int n = (int)starpu_memory_node_get_ids_by_type(STARPU_CUDA_RAM, ids, STARPU_MAXNODES);
+	if (n < 2)
+		return 0;
+	for (int dst = 0; dst < n; dst++) {
+		double host = starpu_transfer_bandwidth(STARPU_MAIN_RAM, ids[dst]);
+		for (int src = 0; src < n; src++)
+			if (src != dst && !(host > 0 && starpu_transfer_bandwidth(ids[src], ids[dst]) >=
+			                                2 * host))
+				return 0;
+	}
+	return 1;
+}
+
 /* Ranks of this rank's grid row and column (pb's effective P x Q grid: rank p*Q + q) on its
  * node, itself not counted; none for owners from a user function. */
 static void grid_peers(const struct sg_problem *pb, int *row, int *col)
@@ -69,11 +88,12 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
 	int row_peers, col_peers;
 	grid_peers(pb, &row_peers, &col_peers);
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
-	int64_t local[7] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
-	                     -(int64_t)cpus, row_peers, col_peers }, agreed[7];
-	sg_allreduce(local, agreed, 7, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	int64_t local[8] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
+	                     -(int64_t)cpus, row_peers, col_peers, gpu_links_fast() }, agreed[8];
+	sg_allreduce(local, agreed, 8, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
 	res->row_peers = (int)agreed[5];
 	res->col_peers = (int)agreed[6];
+	res->gpu_links = (int)agreed[7];
 	res->gpus = (int)agreed[0];
 	res->gpu_mem = (size_t)agreed[1];
 	res->host_mem = (size_t)agreed[2];

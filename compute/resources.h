@@ -17,6 +17,9 @@ struct sg_resources {
 	int row_peers;       /* node sharing: other ranks of this rank's grid row (col_peers: its
 	                      * column) whose tiles it reads in place, the fewest of any rank */
 	int col_peers;
+	int gpu_links;       /* every ordered pair of the rank's (two or more) GPUs copies at least
+	                      * twice as fast as the host link, by StarPU's bus calibration
+	                      * (NVLink): 1 on every rank, else 0 */
 };
 
 /* Collective over pb->comm (STARPU_GEMM_COMM_LOCAL: this process alone, no MPI): this rank's

@@ -291,6 +291,7 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 			opts.c_home = given->c_home;
 			opts.no_throttle = !given->throttled;
 			opts.static_gpu = given->static_gpu ? 1 : 2;
+			opts.gpu_peers = given->gpu_peers ? 1 : 2;
 		}
 		ret = sg_plan_make(&plan, &pb, &opts);
 	}

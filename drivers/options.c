@@ -95,6 +95,12 @@ static const struct option_doc docs[] = {
 	            "it; dynamic: dmdas picks each task's GPU (default auto: static with several "
 	            "GPUs)"),
 	GEMM_FLAG("static-gpu", 0, static_gpu, "--gpu-assign static"),
+	/* The words in starpu_gemm_opts.gpu_peers's order. */
+	GEMM_CHOICE("gpu-peers", 0, "auto|on|off", gpu_peers, "with static: A and B tiles that "
+	            "several GPUs of a rank read cross the host link once, to one of them, and the "
+	            "others copy them from it (default auto: on for --prec b, h and --math tf32 "
+	            "where StarPU's bus calibration gives GPU-to-GPU copies twice the host link's "
+	            "rate, NVLink)"),
 	GEMM_FLAG("c-home", 0, c_home, "keep C in host memory: the GPUs accumulate "
 	  "alpha*op(A)*op(B) in scratch tiles and a CPU worker adds them to beta*C, so no C tile "
 	  "but the last few crosses to a GPU (default: C loaded onto the GPUs)"),

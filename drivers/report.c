@@ -194,14 +194,14 @@ static void format_check(const struct sg_check_result *check, int tile, char *bu
 }
 
 /* Collective: measured (SG_TRAFFIC_KINDS values), then the plan's predictions (host -> GPU,
- * GPU -> host, MPI received), summed over ranks on rank 0. */
-#define SG_REPORT_BYTES (SG_TRAFFIC_KINDS + 3)
+ * GPU -> host, MPI received, GPU -> GPU), summed over ranks on rank 0. */
+#define SG_REPORT_BYTES (SG_TRAFFIC_KINDS + 4)
 static void sum_bytes(const struct starpu_gemm_plan *pl, const double measured[SG_TRAFFIC_KINDS],
                       double sums[SG_REPORT_BYTES])
 {
 	double mine[SG_REPORT_BYTES] = { measured[0], measured[1], measured[2], measured[3],
 	                                 pl->host_to_gpu_bytes, pl->gpu_to_host_bytes,
-	                                 pl->mpi_recv_bytes };
+	                                 pl->mpi_recv_bytes, pl->gpu_to_gpu_bytes };
 	sg_driver_allreduce(mine, sums, SG_REPORT_BYTES, sizeof(double), MPI_DOUBLE, MPI_SUM,
 	             MPI_COMM_WORLD);
 }
@@ -232,13 +232,14 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf("%.6e", check->residual);
 		else
 			printf("-1");
-		for (int b = 0; b < SG_REPORT_BYTES; b++)
+		for (int b = 0; b < SG_REPORT_BYTES - 1; b++)
 			printf(",%.0f", bytes[b]);
 		/* nb, block, memory, threads, gbs: the peers' columns; gpu: the job's GPUs (a
 		 * number: bench/report.py's rooflines count each GPU once); then math */
-		printf(",%s,%s,%.6f,,,,,,%d,%s\n", pl->regime[0] ? pl->regime : "-",
+		printf(",%s,%s,%.6f,,,,,,%d,%s", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds, rep->ngpus,
 		       o->gemm.math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
+		printf(",%.0f\n", bytes[SG_REPORT_BYTES - 1]); /* pred_d2d_bytes */
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {
@@ -349,8 +350,8 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	printf("  %-14s %14s %14s\n", "", "measured", "predicted");
 	const char *names[] = { "host -> GPU", "GPU -> host", "GPU <-> GPU", "MPI" };
 	for (int t = rep->ngpus > 0 ? 0 : 3; t < 4; t++) {
-		const char *predicted = t == 2 ? "-" : sg_driver_format_bytes(sums[t < 2 ? 4 + t : 6], b,
-		                                                              sizeof(b));
+		static const int prediction[] = { 4, 5, 7, 6 }; /* in sums[] */
+		const char *predicted = sg_driver_format_bytes(sums[prediction[t]], b, sizeof(b));
 		printf("  %-14s %14s %14s\n", names[t],
 		       sg_driver_format_bytes(sums[t] / runs, a, sizeof(a)), predicted);
 	}

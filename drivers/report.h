@@ -9,8 +9,9 @@
 /* --csv: the results' header (common/results_csv.h), then one row per timed run. The bytes
  * columns are that run's, summed over ranks: measured host->GPU, GPU->host, GPU<->GPU (StarPU
  * bus profiling) and sent by StarPU-MPI; then the plan's predictions: tiles loaded onto GPUs
- * from the host or another GPU (Equation 1: compare with h2d_bytes + d2d_bytes), C written
- * back, remote A and B tiles received; and the plan's Equation 1 case (a, b, c1, c2). */
+ * from the host (Equation 1; with plan.gpu_peers less the tiles relayed between GPUs, the
+ * last column, pred_d2d_bytes: compare with d2d_bytes), C written back, remote A and B tiles
+ * received; and the plan's Equation 1 case (a, b, c1, c2). */
 #include "common/results_csv.h"
 #define SG_REPORT_CSV_HEADER SG_RESULTS_CSV_HEADER
 

@@ -267,6 +267,15 @@ struct starpu_gemm_opts {
 	                    * the most square grid over them (each reads a share of A's rows and
 	                    * B's columns), and every task's tiles are prefetched to its GPU; 2:
 	                    * dmdas picks each task's GPU */
+	int gpu_peers;     /* where each GPU owns its C tiles (static_gpu), how a rank's GPUs
+	                    * get the A and B tiles that several of them read: 0 (default)
+	                    * automatic: as 1 for the tensor-core kernels (b, h, TF32), whose
+	                    * GPUs outrun their host links, where StarPU's bus calibration gives
+	                    * every pair of the rank's GPUs at least twice the host link's rate
+	                    * (NVLink), else as 2; 1: one GPU of those that read a tile loads it from host memory
+	                    * (they take turns along k) and the others copy it from that GPU, so
+	                    * each host link carries a share of A and B; 2: each GPU loads from
+	                    * host memory every tile it reads */
 	int progress;      /* 1: rank 0 prints percent of tasks done, at most once a second */
 	size_t host_mem;   /* bytes of host memory per rank for tiles (0: detect) */
 	size_t gpu_mem;    /* bytes of memory per GPU (0: starpu_memory_get_total) */
@@ -287,8 +296,9 @@ struct starpu_gemm_opts {
 	                    * starpu_gemm_plan_make with the same problem and beta_zero), never
 	                    * made again: the product only checks that it was made for this
 	                    * problem (-EINVAL otherwise), and then needs no collective to plan.
-	                    * b, c, d, lookahead, host_mem, gpu_mem, no_throttle and c_home are
-	                    * then the plan's; the other fields still apply. */
+	                    * b, c, d, lookahead, host_mem, gpu_mem, no_throttle, c_home,
+	                    * static_gpu and gpu_peers are then the plan's; the other fields
+	                    * still apply. */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -341,6 +351,11 @@ struct starpu_gemm_plan {
 	int static_gpu;               /* each GPU owns its C tiles (opts.static_gpu) */
 	int gpu_rows, gpu_cols;       /* the rank's GPUs as a grid over its C tiles (1 x G when
 	                               * dmdas picks each task's GPU) */
+	int gpu_peers;                /* A and B tiles that several GPUs read cross the host link
+	                               * once, the other GPUs copying them from it
+	                               * (opts.gpu_peers) */
+	double gpu_to_gpu_bytes;      /* predicted per rank: A and B tiles copied between its
+	                               * GPUs (host_to_gpu_bytes: what the host links carry) */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the

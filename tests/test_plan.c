@@ -110,30 +110,71 @@ static int plan_row(const struct row *r, struct starpu_gemm_plan *plan, char *wh
 	return sg_plan_compute(plan, &pb, &res, &opts, why, whylen);
 }
 
-/* The same four GPUs left to dmdas (opts.static_gpu = 2): the paper's model, where every GPU
- * may read all of A: (256 + 64 + 64) tiles each, 192 GiB in all. */
-static int check_dynamic_gpus(void)
+/* Row "d 4 GPUs n=65536" in precision prec, planned with opts.static_gpu and opts.gpu_peers
+ * as given, its GPUs' links fast (NVLink) or not. */
+static int plan_four_gpus(char prec, int static_gpu, int gpu_peers, int links,
+                          struct starpu_gemm_plan *plan)
 {
 	const struct row *r = NULL;
 	for (size_t n = 0; n < sizeof(rows) / sizeof(rows[0]); n++)
 		if (strcmp(rows[n].name, "d 4 GPUs n=65536") == 0)
 			r = &rows[n];
 	struct sg_problem pb = problem_of(r);
+	pb.prec = prec;
 	struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
 	                            .host_mem = (size_t)(r->host_gib * GiB), .cpu_workers = 1,
-	                            .cpu_workers_max = 1 };
+	                            .cpu_workers_max = 1, .gpu_links = links };
 	struct starpu_gemm_opts opts;
 	starpu_gemm_opts_init(&opts);
-	opts.static_gpu = 2;
-	struct starpu_gemm_plan plan;
+	opts.static_gpu = static_gpu;
+	opts.gpu_peers = gpu_peers;
 	char why[512];
-	int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
+	return sg_plan_compute(plan, &pb, &res, &opts, why, sizeof(why));
+}
+
+/* The same four GPUs left to dmdas (opts.static_gpu = 2): the paper's model, where every GPU
+ * may read all of A: (256 + 64 + 64) tiles each, 192 GiB in all; no relays. */
+static int check_dynamic_gpus(void)
+{
+	struct starpu_gemm_plan plan;
+	int ret = plan_four_gpus('d', 2, 0, 1, &plan);
 	double h2d = plan.host_to_gpu_bytes / GiB;
 	int ok = ret == 0 && !plan.static_gpu && plan.gpu_rows == 1 && plan.gpu_cols == 4 &&
-	         fabs(h2d - 192.0) < 5e-4;
+	         fabs(h2d - 192.0) < 5e-4 && !plan.gpu_peers && plan.gpu_to_gpu_bytes == 0;
 	printf("%s d 4 GPUs n=65536 dynamic: host->GPU %.3f GiB, GPU grid %dx%d\n",
 	       ok ? "PASS" : "FAIL", h2d, plan.gpu_rows, plan.gpu_cols);
 	return !ok;
+}
+
+/* The four GPUs as 2 x 2 relaying A and B tiles (opts.gpu_peers): each reads 128 tiles of A,
+ * 128 of B and loads 64 of C; of a tile of A (B) its grid row's (column's) two GPUs load one
+ * copy from the host: in DGEMM 64 + 64 + 64 tiles each over its host link, 96 GiB in all
+ * (160 without relays), and 64 GiB between the GPUs; in BF16 (A and B tiles 1/32 GiB, C's
+ * 1/16) 32 GiB (48) and 16 GiB. Automatic: on for the tensor-core kernels with fast links
+ * only; forced on or off either way. */
+static int check_gpu_peers(void)
+{
+	static const struct { char prec; int asked, links, on; } cases[] = {
+		{ 'b', 0, 1, 1 }, { 'b', 0, 0, 0 }, { 'd', 0, 1, 0 }, { 'd', 1, 0, 1 },
+		{ 'b', 2, 1, 0 },
+	};
+	int failures = 0;
+	for (size_t n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
+		struct starpu_gemm_plan plan;
+		char prec = cases[n].prec;
+		int ret = plan_four_gpus(prec, 0, cases[n].asked, cases[n].links, &plan);
+		double h2d = plan.host_to_gpu_bytes / GiB, d2d = plan.gpu_to_gpu_bytes / GiB;
+		int on = cases[n].on;
+		double want_h2d = prec == 'd' ? (on ? 96.0 : 160.0) : (on ? 32.0 : 48.0);
+		double want_d2d = on ? (prec == 'd' ? 64.0 : 16.0) : 0.0;
+		int ok = ret == 0 && plan.gpu_peers == on && fabs(h2d - want_h2d) < 5e-4 &&
+		         fabs(d2d - want_d2d) < 5e-4;
+		printf("%s %c 4 GPUs n=65536 gpu_peers=%d, links %s: relays %s, host->GPU %.3f GiB, "
+		       "GPU->GPU %.3f GiB\n", ok ? "PASS" : "FAIL", prec, cases[n].asked,
+		       cases[n].links ? "fast" : "slow", plan.gpu_peers ? "on" : "off", h2d, d2d);
+		failures += !ok;
+	}
+	return failures;
 }
 
 /* A plan conforms to its own problem and beta, and to no other. */
@@ -201,5 +242,6 @@ int main(void)
 	}
 	failures += check_conformance();
 	failures += check_dynamic_gpus();
+	failures += check_gpu_peers();
 	return failures ? 1 : 0;
 }
