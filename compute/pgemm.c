@@ -492,14 +492,17 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL : !g->window || (g->plan.c_home && !g->home) ? -ENOMEM : 0;
+	if (!ret)
+		ret = sg_submitter_start();
 	ret = sg_agree(ret, g->pb.comm);
-	if (ret || sg_submitter_post(&g->job)) {
+	if (ret) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
 		free(g->asked_a);
 		free(g);
-		return ret ? ret : -ENOMEM;
+		return ret;
 	}
+	sg_submitter_post(&g->job);
 	*req = g;
 	return 0;
 }

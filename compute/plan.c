@@ -422,6 +422,19 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	return 0;
 }
 
+void sg_plan_choices(const struct starpu_gemm_plan *plan, struct starpu_gemm_opts *opts)
+{
+	opts->b = plan->b;
+	opts->c = plan->c;
+	opts->d = plan->d;
+	opts->lookahead = plan->lookahead;
+	opts->host_mem = plan->host_mem;
+	opts->gpu_mem = plan->gpu_mem;
+	opts->c_home = plan->c_home;
+	opts->no_throttle = !plan->throttled;
+	opts->static_gpu = plan->static_gpu ? 1 : 2;
+	opts->gpu_peers = plan->gpu_peers ? 1 : 2;
+}
 
 int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                      int beta_zero, char *why, size_t whylen)

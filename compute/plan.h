@@ -30,6 +30,11 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                      int beta_zero, char *why, size_t whylen);
 
+/* The choices plan made, as opts fields (b, c, d, lookahead, memory sizes, throttle, C at
+ * home, the GPUs' assignment and relays; the others untouched): what a product planning
+ * another problem in the same way (a panel of the caller's) plans with. Pure. */
+void sg_plan_choices(const struct starpu_gemm_plan *plan, struct starpu_gemm_opts *opts);
+
 /* The edge: resources agreed over pb->comm (collective), sg_plan_compute, and a refusal
  * printed once (rank 0; every rank returns the same code). */
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,

@@ -51,20 +51,15 @@ static void grid_peers(const struct sg_problem *pb, int *row, int *col)
 	MPI_Comm_size(node, &node_size);
 	if (node_size < 2)
 		return;
-	MPI_Group node_group, comm_group;
-	SG_MPI_FATAL(MPI_Comm_group(node, &node_group));
-	SG_MPI_FATAL(MPI_Comm_group(pb->comm, &comm_group));
 	int p = pb->rank / pb->Q, q = pb->rank % pb->Q;
 	for (int x = 0; x < pb->Q + pb->P; x++) {
 		int other = x < pb->Q ? p * pb->Q + x : (x - pb->Q) * pb->Q + q, on_node;
 		if (other == pb->rank)
 			continue;
-		SG_MPI_FATAL(MPI_Group_translate_ranks(comm_group, 1, &other, node_group, &on_node));
-		if (on_node != MPI_UNDEFINED)
+		sg_node_ranks(pb->comm, 1, &other, &on_node);
+		if (on_node >= 0)
 			++*(x < pb->Q ? row : col);
 	}
-	SG_MPI_FATAL(MPI_Group_free(&node_group));
-	SG_MPI_FATAL(MPI_Group_free(&comm_group));
 }
 
 void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,

@@ -37,22 +37,30 @@ static void *submission_thread(void *unused)
 	return NULL;
 }
 
-int sg_submitter_post(struct sg_job *job)
+int sg_submitter_start(void)
 {
-	job->done = 0;
-	job->next = NULL;
+	int ret = 0;
 	starpu_pthread_mutex_lock(&lock);
 	if (!started) {
 		starpu_pthread_t id;
 		/* Detached and never stopped: it sleeps on the condition between products, and
 		 * holds nothing a process exit must release. */
 		if (starpu_pthread_create(&id, NULL, submission_thread, NULL) != 0) {
-			starpu_pthread_mutex_unlock(&lock);
-			return -EAGAIN;
+			ret = -EAGAIN;
+		} else {
+			starpu_pthread_detach(id);
+			started = 1;
 		}
-		starpu_pthread_detach(id);
-		started = 1;
 	}
+	starpu_pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+void sg_submitter_post(struct sg_job *job)
+{
+	job->done = 0;
+	job->next = NULL;
+	starpu_pthread_mutex_lock(&lock);
 	if (tail)
 		tail->next = job;
 	else
@@ -60,7 +68,6 @@ int sg_submitter_post(struct sg_job *job)
 	tail = job;
 	starpu_pthread_cond_signal(&posted);
 	starpu_pthread_mutex_unlock(&lock);
-	return 0;
 }
 
 void sg_submitter_wait(struct sg_job *job)

@@ -12,8 +12,12 @@ struct sg_job {
 	struct sg_job *next;
 };
 
-/* Queue job (its run and arg set); returns 0, or -EAGAIN when the thread cannot start. */
-int sg_submitter_post(struct sg_job *job);
+/* Start the thread if it is not running: 0, or -EAGAIN when it cannot start. Apart from
+ * sg_submitter_post, so that the ranks agree on it before any of them posts a walk (a rank
+ * that could not walk would leave the others waiting for its sends). */
+int sg_submitter_start(void);
+/* Queue job (its run and arg set), after sg_submitter_start returned 0: cannot fail. */
+void sg_submitter_post(struct sg_job *job);
 /* Wait until job has run. */
 void sg_submitter_wait(struct sg_job *job);
 

@@ -213,7 +213,8 @@ static int place_tiles(struct starpu_gemm_desc *d, const struct tile_source *src
 {
 	int ret = 0;
 	if (src->kind == SOURCE_ALLOC && !d->local) {
-		ret = sg_node_share_alloc(d);
+		int reason;
+		ret = sg_node_share_alloc(d, &reason);
 		if (ret == -ENOSPC) {
 			/* Once per process: every later descriptor would say the same. */
 			static int said;
@@ -221,9 +222,9 @@ static int place_tiles(struct starpu_gemm_desc *d, const struct tile_source *src
 			MPI_Comm_rank(sg_node_comm(d->comm), &node_rank); /* one line per node */
 			if (node_rank == 0 && !said++)
 				fprintf(stderr, "starpu_gemm: notice: the ranks of a node could not share "
-				        "their tiles in %s (STARPU_GEMM_SHM_DIR: missing, or too small): they "
-				        "exchange them through MPI, unlike the plan's prediction\n",
-				        sg_env_choice(SG_ENV_GEMM_SHM_DIR));
+				        "their tiles in %s (STARPU_GEMM_SHM_DIR): %s; they exchange them "
+				        "through MPI, unlike the plan's prediction\n",
+				        sg_env_choice(SG_ENV_GEMM_SHM_DIR), strerror(reason));
 			sg_node_share_free(d);
 			ret = 0;
 		}

@@ -100,8 +100,9 @@ const struct starpu_gemm_dist *sg_desc_dist_of(const struct starpu_gemm_dist *di
  * tile of this node's ranks in shared memory (d->tiles for this rank's, d->peer for its
  * node peers') and sets d->shared. Returns 0 (d->shared 0 when the node has one rank or
  * STARPU_GEMM_SHARE_NODE=0 on one of them), -ENOSPC when the node could not map the window
- * (the caller then allocates private tiles), -ENOMEM. */
-int sg_node_share_alloc(struct starpu_gemm_desc *d);
+ * (the caller then allocates private tiles; *reason: an errno of the failure, the same on the
+ * node's ranks), -ENOMEM. */
+int sg_node_share_alloc(struct starpu_gemm_desc *d, int *reason);
 /* Unmaps the node's segments here (not collective: a segment lives while any rank maps it). */
 void sg_node_share_free(struct starpu_gemm_desc *d);
 /* Whether this process asks for node sharing (STARPU_GEMM_SHARE_NODE, default 1). */

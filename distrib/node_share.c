@@ -64,19 +64,10 @@ static int decide(struct starpu_gemm_desc *d, MPI_Comm node, int *node_of_rank)
 		free(ranks);
 		return all_want < 0 ? -ENOMEM : 0;
 	}
-	MPI_Group node_group, comm_group;
-	SG_MPI_FATAL(MPI_Comm_group(node, &node_group));
-	SG_MPI_FATAL(MPI_Comm_group(d->comm, &comm_group));
 	for (int r = 0; r < d->nranks; r++)
 		ranks[r] = r;
-	SG_MPI_FATAL(MPI_Group_translate_ranks(comm_group, d->nranks, ranks, node_group,
-	                                       node_of_rank));
-	SG_MPI_FATAL(MPI_Group_free(&node_group));
-	SG_MPI_FATAL(MPI_Group_free(&comm_group));
+	sg_node_ranks(d->comm, d->nranks, ranks, node_of_rank);
 	free(ranks);
-	for (int r = 0; r < d->nranks; r++)
-		if (node_of_rank[r] == MPI_UNDEFINED)
-			node_of_rank[r] = -1;
 	return 1;
 }
 
@@ -146,8 +137,10 @@ static int map_segment(const char *name, size_t bytes, void **base)
 	return ret;
 }
 
-/* Collective over node: every rank's segment made, then mapped by all; unlinked after. */
-static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
+/* Collective over node: every rank's segment made, then mapped by all; unlinked after.
+ * -ENOSPC when a rank failed, *reason then the largest errno of the node's failures (the same
+ * on every rank: what the one notice names). */
+static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine, int *reason)
 {
 	static unsigned long serial;
 	int me;
@@ -159,7 +152,7 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
 	segment_name(name, sizeof(name), self.pid, self.serial);
 	int ret = all ? make_segment(name, mine, &s->bases[me]) : -ENOMEM;
 	s->sizes[me] = mine;
-	int failed = ret != 0, any_failed;
+	int failed = -ret, any_failed; /* an errno, 0 if none */
 	SG_MPI_FATAL(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, node));
 	if (!any_failed)
 		SG_MPI_FATAL(MPI_Allgather(&self, sizeof(self), MPI_BYTE, all, sizeof(self), MPI_BYTE,
@@ -170,19 +163,22 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine)
 		char peer[4200];
 		segment_name(peer, sizeof(peer), all[nr].pid, all[nr].serial);
 		s->sizes[nr] = (size_t)all[nr].bytes;
-		if (map_segment(peer, s->sizes[nr], &s->bases[nr]))
-			failed = 1;
+		int mapped = map_segment(peer, s->sizes[nr], &s->bases[nr]);
+		if (mapped && !failed)
+			failed = -mapped;
 	}
 	/* Mapped everywhere (or given up): the name can go, the memory stays while mapped. */
 	SG_MPI_FATAL(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, node));
 	if (mine && s->bases[me])
 		unlink(name);
 	free(all);
+	*reason = any_failed;
 	return any_failed ? -ENOSPC : 0;
 }
 
-int sg_node_share_alloc(struct starpu_gemm_desc *d)
+int sg_node_share_alloc(struct starpu_gemm_desc *d, int *reason)
 {
+	*reason = 0;
 	MPI_Comm node = sg_node_comm(d->comm);
 	int *node_of_rank = malloc((size_t)d->nranks * sizeof(int));
 	int ret = node_of_rank ? 0 : -ENOMEM, all_ret;
@@ -215,7 +211,7 @@ int sg_node_share_alloc(struct starpu_gemm_desc *d)
 		for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
 			if (d->owners[t] == d->rank)
 				offset[d->rank] += aligned(sg_desc_tile_bytes(d, t));
-		ret = map_node(s, node, offset[d->rank]);
+		ret = map_node(s, node, offset[d->rank], reason);
 	} else {
 		ret = -ENOMEM;
 	}

@@ -281,18 +281,8 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	if (!ret && given && !sg_plan_conforms(given, &pb, opts.beta_zero, NULL, 0)) {
 		plan = *given;
 	} else if (!ret) {
-		if (given) {
-			opts.b = given->b;
-			opts.c = given->c;
-			opts.d = given->d;
-			opts.lookahead = given->lookahead;
-			opts.host_mem = given->host_mem;
-			opts.gpu_mem = given->gpu_mem;
-			opts.c_home = given->c_home;
-			opts.no_throttle = !given->throttled;
-			opts.static_gpu = given->static_gpu ? 1 : 2;
-			opts.gpu_peers = given->gpu_peers ? 1 : 2;
-		}
+		if (given)
+			sg_plan_choices(given, &opts);
 		ret = sg_plan_make(&plan, &pb, &opts);
 	}
 	opts.plan = &plan;

@@ -70,24 +70,6 @@ const char *sg_driver_format_bytes(double bytes, char *buf, size_t len)
 	return sg_driver_format_bytes_to(bytes, 1, buf, len);
 }
 
-/* Under StarPU+SimGrid every rank is a simulated node of its own (runtime/comm.h). */
-MPI_Comm sg_driver_host_comm(void)
-{
-#ifdef STARPU_SIMGRID
-	return MPI_COMM_SELF;
-#else
-	MPI_Comm host;
-	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-	return host;
-#endif
-}
-
-void sg_driver_host_comm_free(MPI_Comm *host)
-{
-	if (*host != MPI_COMM_SELF)
-		MPI_Comm_free(host);
-}
-
 int sg_driver_check_host_memory(const struct sg_driver_options *opts,
                                 const struct starpu_gemm_plan *plan, MPI_Comm host, char *err,
                                 size_t errlen)

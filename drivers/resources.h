@@ -11,12 +11,7 @@
  * (op(A) is M x K, op(B) is K x N, so A and B are stored transposed when trans != N). */
 double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank);
 
-/* Collective over MPI_COMM_WORLD: the ranks that share this rank's host (its memory and
- * cores), in MPI_COMM_WORLD's order. The caller frees it with sg_driver_host_comm_free. */
-MPI_Comm sg_driver_host_comm(void);
-void sg_driver_host_comm_free(MPI_Comm *host);
-
-/* Collective over host (sg_driver_host_comm): ranks of one host share its memory, so each host
+/* Collective over host (starpu_gemm_node_comm(MPI_COMM_WORLD)): ranks of one host share its memory, so each host
  * compares what all its ranks will own, plus what the plan holds beside (plan->host_bytes;
  * plan NULL before planning), with what it has. Returns 0, or -1 with one sentence in err on
  * the ranks of a host that is short. */

@@ -448,7 +448,8 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	say_first(notice, "notice");
-	MPI_Comm host = sg_driver_host_comm();
+	/* The library's node communicator: what node sharing and the plan see as a node. */
+	MPI_Comm host = starpu_gemm_node_comm(MPI_COMM_WORLD);
 	note_binding(host);
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
 	 * size that fails is reported and the next one still runs; the worst status is kept. */
@@ -462,7 +463,6 @@ int main(int argc, char **argv)
 		if (size_status > status)
 			status = size_status;
 	}
-	sg_driver_host_comm_free(&host);
 	/* Rows lost to a full disk or a closed pipe (--csv > file) fail the run, on every rank. */
 	int lost = rank == 0 && (fflush(stdout) != 0 || ferror(stdout)), any_lost;
 	sg_driver_allreduce(&lost, &any_lost, 1, sizeof(int), MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -138,6 +138,12 @@ int starpu_gemm_runtime_start(const struct starpu_gemm_runtime *want, char *noti
  * when it started nothing. */
 void starpu_gemm_runtime_stop(void);
 
+/* The ranks of comm on this rank's node (MPI_Comm_split_type), the library's own: made once
+ * per communicator (collective the first time), kept with comm, freed with it or at
+ * MPI_Finalize: never free it. What node sharing (distrib/) and the plan's per-node memory
+ * see; one rank per node under StarPU+SimGrid (MPI_COMM_SELF). */
+MPI_Comm starpu_gemm_node_comm(MPI_Comm comm);
+
 /* ------------------------------------------------------------------------------------------
  * Tiled, distributed matrices (distrib/)
  * ------------------------------------------------------------------------------------------ */

@@ -47,6 +47,11 @@ MPI_Comm sg_node_comm(MPI_Comm comm);
  * two threads' collectives on one communicator could pair up differently on each rank. */
 MPI_Comm sg_node_comm_walk(MPI_Comm comm);
 
+/* The rank in sg_node_comm(comm) of each of comm's ranks ranks[0..n), -1 for one on another
+ * node: the one translation from a communicator's ranks to the node's. Not collective once
+ * the node communicator exists. */
+void sg_node_ranks(MPI_Comm comm, int n, const int *ranks, int *node_rank);
+
 /* How many ranks of comm share this rank's node; 1 for a local communicator. */
 static inline int sg_ranks_on_node(MPI_Comm comm)
 {

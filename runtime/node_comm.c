@@ -89,3 +89,21 @@ static MPI_Comm *node_comms(MPI_Comm comm)
 	return node;
 }
 #endif
+
+void sg_node_ranks(MPI_Comm comm, int n, const int *ranks, int *node_rank)
+{
+	MPI_Group node_group, comm_group;
+	SG_MPI_FATAL(MPI_Comm_group(sg_node_comm(comm), &node_group));
+	SG_MPI_FATAL(MPI_Comm_group(comm, &comm_group));
+	SG_MPI_FATAL(MPI_Group_translate_ranks(comm_group, n, ranks, node_group, node_rank));
+	SG_MPI_FATAL(MPI_Group_free(&node_group));
+	SG_MPI_FATAL(MPI_Group_free(&comm_group));
+	for (int r = 0; r < n; r++)
+		if (node_rank[r] == MPI_UNDEFINED)
+			node_rank[r] = -1;
+}
+
+MPI_Comm starpu_gemm_node_comm(MPI_Comm comm)
+{
+	return sg_node_comm(comm);
+}

@@ -90,8 +90,9 @@ static struct sg_problem problem_of(const struct row *r)
 	return pb;
 }
 
-static int plan_row(const struct row *r, struct starpu_gemm_plan *plan, char *why,
-                    size_t whylen)
+/* Row r planned; with choices, with that plan's choices forced (sg_plan_choices). */
+static int plan_row(const struct row *r, const struct starpu_gemm_plan *choices,
+                    struct starpu_gemm_plan *plan, char *why, size_t whylen)
 {
 	struct sg_problem pb = problem_of(r);
 	struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
@@ -107,6 +108,8 @@ static int plan_row(const struct row *r, struct starpu_gemm_plan *plan, char *wh
 	opts.no_throttle = r->no_throttle;
 	opts.beta_zero = r->beta_zero;
 	opts.c_home = r->c_home;
+	if (choices)
+		sg_plan_choices(choices, &opts);
 	return sg_plan_compute(plan, &pb, &res, &opts, why, whylen);
 }
 
@@ -183,7 +186,7 @@ static int check_conformance(void)
 	const struct row *r = &rows[0];
 	struct starpu_gemm_plan plan;
 	char why[512];
-	plan_row(r, &plan, why, sizeof(why));
+	plan_row(r, NULL, &plan, why, sizeof(why));
 	struct sg_problem pb = problem_of(r), other = pb;
 	struct {
 		const char *name;
@@ -219,16 +222,21 @@ int main(void)
 		const struct row *r = &rows[n];
 		struct starpu_gemm_plan plan, again;
 		char why[512] = "", why2[512] = "";
-		int ret = plan_row(r, &plan, why, sizeof(why));
-		/* Pure: the same inputs, the same plan, byte for byte. */
-		int ret2 = plan_row(r, &again, why2, sizeof(why2));
+		int ret = plan_row(r, NULL, &plan, why, sizeof(why));
+		/* Pure: the same inputs, the same plan, byte for byte; and its choices forced give
+		 * it again (what the one call's panels plan with). */
+		int ret2 = plan_row(r, NULL, &again, why2, sizeof(why2));
+		struct starpu_gemm_plan forced;
+		char why3[512];
+		int same_forced = ret || (plan_row(r, &plan, &forced, why3, sizeof(why3)) == 0 &&
+		                          memcmp(&plan, &forced, sizeof(plan)) == 0);
 		double h2d = plan.host_to_gpu_bytes / GiB, mpi = plan.mpi_recv_bytes / GiB;
 		if (print)
 			printf("%-36s ret %d b=%d c=%d d=%d l=%d regime %s h2d %.3f GiB mpi %.3f GiB%s%s\n",
 			       r->name, ret, plan.b, plan.c, plan.d, plan.lookahead, plan.regime, h2d,
 			       mpi, *why ? ": " : "", why);
 		int ok = ret == r->ret && ret2 == ret && strcmp(why, why2) == 0 &&
-		         (ret || memcmp(&plan, &again, sizeof(plan)) == 0);
+		         (ret || memcmp(&plan, &again, sizeof(plan)) == 0) && same_forced;
 		if (ok && ret)
 			ok = *why != 0; /* a refusal always says why */
 		if (ok && !ret)

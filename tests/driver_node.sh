@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Ranks of one node read each other's tiles in place (issue 27, distrib/node_share.c), on CPU
+# workers: 2 and 4 ranks of one job, every product checked, StarPU-MPI sends no byte and the
+# plan predicts none; each rank its own node (STARPU_GEMM_SHARE_NODE=0): the tiles go through
+# MPI, exactly the plan's prediction; a shared-memory folder that cannot be used
+# (STARPU_GEMM_SHM_DIR missing): one notice naming the reason, the MPI path, still correct.
+# Read from the driver's --csv rows (columns by name).
+set -u
+: "${top_srcdir:?}" "${top_builddir:?}"
+driver="$top_builddir/drivers/starpu_gemm"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none STARPU_SILENT=1 STARPU_NCUDA=0
+export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
+unset STARPU_GEMM_SHARE_NODE STARPU_GEMM_SHM_DIR
+mkdir -p "$STARPU_HOME"
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+failures=0
+
+# run WHAT NP MPI(zero|plan) [VAR=value...] -- DRIVER_OPTIONS: the job passes its checks, and
+# its MPI bytes are 0 (zero) or the plan's prediction, above 0 (plan).
+run() {
+  local what=$1 np=$2 mpi=$3 vars=() pass=(); shift 3
+  while [ "$1" != -- ]; do vars+=("$1"); pass+=(-x "${1%%=*}"); shift; done; shift
+  if ! env "${vars[@]}" timeout -k 10 180 "${MPIRUN:-mpirun}" -np "$np" -x STARPU_SILENT \
+       -x STARPU_NCUDA -x STARPU_HOME "${pass[@]}" "$driver" --csv --check --niter 2 \
+       --warmup 0 "$@" > "$out" 2> "$err"; then
+    echo "FAIL $what: the run failed"; cat "$out" "$err"; failures=$((failures + 1)); return 1
+  fi
+  local verdict
+  verdict=$(awk -F, -v mpi="$mpi" -v np="$np" '
+    /^system,/ { for (c = 1; c <= NF; c++) col[$c] = c; next }
+    $1 == "starpu_gemm" { rows++
+      if ($col["ranks"] != np) bad = bad " ranks " $col["ranks"]
+      if ($col["residual"] < 0 || $col["residual"] > 10) bad = bad " residual " $col["residual"]
+      if (mpi == "zero" && ($col["mpi_bytes"] != 0 || $col["pred_mpi_bytes"] != 0))
+        bad = bad " MPI bytes " $col["mpi_bytes"] " (plan " $col["pred_mpi_bytes"] ")"
+      if (mpi == "plan" && ($col["mpi_bytes"] != $col["pred_mpi_bytes"] || $col["mpi_bytes"] == 0))
+        bad = bad " MPI bytes " $col["mpi_bytes"] ", plan " $col["pred_mpi_bytes"]
+      last = "MPI " $col["mpi_bytes"] " B (plan " $col["pred_mpi_bytes"] " B), residual " $col["residual"] }
+    END { if (rows != 2) bad = bad " rows " rows + 0; print (bad ? "bad:" bad : "ok: " last) }' "$out")
+  if [ "${verdict%%:*}" = ok ] && grep -q "check: PASSED" "$err" && ! grep -q "check: FAILED" "$err"; then
+    echo "PASS $what: $verdict"
+  else
+    echo "FAIL $what: $verdict"; cat "$out" "$err"; failures=$((failures + 1)); return 1
+  fi
+}
+
+sizes=(-M 768 -N 640 -K 896 -t 128)
+run "2 ranks of one node share their tiles" 2 zero -- "${sizes[@]}"
+run "4 ranks (2x2) of one node share their tiles" 4 zero -- "${sizes[@]}" -P 2 -Q 2
+run "4 ranks, A and B transposed" 4 zero -- "${sizes[@]}" --transA T --transB T
+# Tiles dealt evenly: the plan's per-rank prediction is then every rank's exactly.
+run "4 ranks, each its own node (STARPU_GEMM_SHARE_NODE=0)" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
+  -M 768 -N 768 -K 896 -t 128 -P 2 -Q 2
+missing=/nonexistent-starpu-gemm-shm-$$
+if run "4 ranks, STARPU_GEMM_SHM_DIR missing" 4 any STARPU_GEMM_SHM_DIR="$missing" -- \
+     "${sizes[@]}" -P 2 -Q 2; then
+  notices=$(grep -c "could not share their tiles in $missing (STARPU_GEMM_SHM_DIR): No such file or directory" "$err")
+  if [ "$notices" = 1 ]; then
+    echo "PASS the missing folder: one notice naming the reason"
+  else
+    echo "FAIL the missing folder: $notices notice(s) naming the reason"; cat "$err"
+    failures=$((failures + 1))
+  fi
+fi
+exit $((failures > 0))
