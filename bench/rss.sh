@@ -22,10 +22,12 @@ task_rate=${TASK_RATE:-75000}
 out=${1:-$top/bench/results/rss-cpu-$(hostname)-$(date +%Y%m%d).csv}
 mkdir -p "$(dirname "$out")"
 
-# "682.0 MiB" -> bytes
+# "682.0 MB" -> bytes (the driver's units are decimal; binary ones, as older logs have them,
+# read too)
 bytes() {
-	awk -v v="$1" -v u="$2" 'BEGIN { split("B KiB MiB GiB TiB", units, " ");
-		for (i = 1; i <= 5; i++) if (units[i] == u) printf "%.0f", v * 1024 ^ (i - 1) }'
+	awk -v v="$1" -v u="$2" 'BEGIN { split("B kB MB GB TB", dec, " "); split("B KiB MiB GiB TiB", bin, " ");
+		for (i = 1; i <= 5; i++) { if (dec[i] == u) printf "%.0f", v * 1000 ^ (i - 1);
+			else if (bin[i] == u) printf "%.0f", v * 1024 ^ (i - 1) } }'
 }
 
 driver() {

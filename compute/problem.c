@@ -33,9 +33,31 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
 	return starpu_gemm_default_tile_prec('d', m, n, k, ncuda);
 }
 
-int starpu_gemm_tile_rule(char prec, int64_t m, int64_t n, int64_t k, int ncuda, int setting)
+/* CPU workers only: the largest of 2048, 1024 and 512 that leaves every CPU worker of the job
+ * two C tiles or more, evenly dealt (the C tiles a multiple of the workers, or eight per
+ * worker or more), and K two tiles or more. A tile task on one core runs nearer the BLAS's
+ * rate the larger it is: on 2 AMD EPYC cores (OpenBLAS dgemm 108 GFLOP/s), 1 and 2 ranks at
+ * n = 4096 ran at 0.86-0.88 x OpenBLAS with 512, 0.94-0.95 with 1024, 0.97-0.99 with 2048
+ * (bench/results/cpu-tiles-20261127.txt); an uneven deal (n = 6144 in 2048s on 2 workers)
+ * lost a quarter. 512 when even that leaves some worker idle (many cores, small C). */
+static int cpu_tile(int64_t m, int64_t n, int64_t k, int workers)
 {
-	int tile = setting > 0 ? setting : starpu_gemm_default_tile_prec(prec, m, n, k, ncuda);
+	static const int tiles[] = { 2048, 1024 };
+	for (size_t x = 0; workers > 0 && x < sizeof(tiles) / sizeof(tiles[0]); x++) {
+		int64_t t = tiles[x], c_tiles = ((m + t - 1) / t) * ((n + t - 1) / t);
+		if (k >= 2 * t && c_tiles >= 2LL * workers &&
+		    (c_tiles % workers == 0 || c_tiles >= 8LL * workers))
+			return tiles[x];
+	}
+	return 512;
+}
+
+int starpu_gemm_tile_rule(char prec, int64_t m, int64_t n, int64_t k, int ncuda,
+                          int cpu_workers, int setting)
+{
+	int tile = setting > 0 ? setting
+	           : ncuda <= 0 && cpu_workers > 0 ? cpu_tile(m, n, k, cpu_workers)
+	           : starpu_gemm_default_tile_prec(prec, m, n, k, ncuda);
 	/* A tile larger than every dimension holds the whole matrix: the same run as a tile of
 	 * its size, reported as such. */
 	int64_t largest = m > n ? m : n;

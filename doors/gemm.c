@@ -39,7 +39,8 @@ static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, 
 	int64_t tile = sg_env_int(SG_ENV_GEMM_TILE);
 	if (!setting && tile > 0)
 		setting = (int)tile;
-	return starpu_gemm_tile_rule(prec, m, n, k, ncuda, setting);
+	return starpu_gemm_tile_rule(prec, m, n, k, ncuda, (int)starpu_cpu_worker_get_count(),
+	                             setting);
 }
 
 /* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does:

@@ -268,8 +268,12 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	struct timings t;
 	int single = g->nprow * g->npcol == 1;
 	/* The one call picks its own tile for the workers unless the setting says. */
+	int cpus = (int)starpu_cpu_worker_get_count(), all_cpus = cpus;
+	if (!single)
+		SG_MPI_FATAL(MPI_Allreduce(&cpus, &all_cpus, 1, MPI_INT, MPI_SUM, comm));
 	int tile = single ? all[2]
-	                  : starpu_gemm_tile_rule(g->prec, g->m, g->n, g->k, all[1], all[2]);
+	                  : starpu_gemm_tile_rule(g->prec, g->m, g->n, g->k, all[1], all_cpus,
+	                                          all[2]);
 	/* The driver's limits (tile handles within host memory...) before anything is
 	 * allocated: the plan from the sizes, which says why on the grid's first process. The
 	 * one call checks them itself. */

@@ -59,7 +59,7 @@ static const struct option_doc docs[] = {
 	OPT("K", 'K', "INT[,INT...]", "columns of op(A), rows of op(B) (default 1024); as -N"),
 	OPT("sizes", OPT_SIZES, "INT[,INT...]", "square products M = N = K of each value, in turn, "
 	                                        "in one StarPU start"),
-	GEMM_INT("tile", 't', "INT", tile, 1, 32768, "tile size (default with CUDA workers 4096 if M, N, K >= 32768 in d and z, >= 16384 in the others, else 2048, and 8192 for b and h from 65536; CPU only: 512)"),
+	GEMM_INT("tile", 't', "INT", tile, 1, 32768, "tile size (default with CUDA workers 4096 if M, N, K >= 32768 in d and z, >= 16384 in the others, else 2048, and 8192 for b and h from 65536; CPU only: 2048, 1024 or 512, the largest that deals every CPU worker of the job 2 or more C tiles evenly)"),
 	OPT("P", 'P', "INT", "process grid rows (default: most square P x Q = ranks, P <= Q)"),
 	OPT("Q", 'Q', "INT", "process grid columns (default: ranks / P)"),
 	OPT("prec", OPT_PREC, "s|d|c|z|b|h", "precision; b, h: bfloat16 or half A and B, float C "

@@ -53,15 +53,17 @@ double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
 	       owned_matrix_bytes(opts, rank, opts->M, opts->N, starpu_gemm_prec_of_c(opts->prec));
 }
 
-const char *sg_driver_format_bytes_to(double bytes, int gib_decimals, char *buf, size_t len)
+const char *sg_driver_format_bytes_to(double bytes, int gb_decimals, char *buf, size_t len)
 {
-	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	/* Decimal, as the plan's bytes and every rate (GB/s) are: one unit for bytes in all the
+	 * driver prints. */
+	static const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 	size_t u = 0;
-	while (bytes >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		bytes /= 1024.0;
+	while (bytes >= 1000.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bytes /= 1000.0;
 		u++;
 	}
-	snprintf(buf, len, "%.*f %s", u == 0 ? 0 : u >= 3 ? gib_decimals : 1, bytes, units[u]);
+	snprintf(buf, len, "%.*f %s", u == 0 ? 0 : u >= 3 ? gb_decimals : 1, bytes, units[u]);
 	return buf;
 }
 

@@ -25,9 +25,9 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts,
 double sg_driver_peak_rss(void);
 double sg_driver_rss(void);
 
-/* "1.5 GiB" */
+/* "1.5 GB" (decimal units: kB, MB, GB ...) */
 const char *sg_driver_format_bytes(double bytes, char *buf, size_t len);
-/* The same with gib_decimals decimals from GiB up ("5.798 GiB" with 3). */
-const char *sg_driver_format_bytes_to(double bytes, int gib_decimals, char *buf, size_t len);
+/* The same with gb_decimals decimals from GB up ("5.798 GB" with 3). */
+const char *sg_driver_format_bytes_to(double bytes, int gb_decimals, char *buf, size_t len);
 
 #endif

@@ -94,15 +94,19 @@ static void stop_starpu(void)
 	sg_stderr_restore(saved_stderr);
 }
 
-/* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs. */
+/* Every rank must cut the matrices the same way: GPU tiles only if every rank has GPUs, CPU
+ * tiles by the job's CPU workers. */
 static void settle_tile(struct sg_driver_options *opts)
 {
 	int ncuda = (int)starpu_cuda_worker_get_count(), fewest = ncuda;
-	if (!opts->gemm.tile)
+	int ncpu = (int)starpu_cpu_worker_get_count(), cpus = ncpu;
+	if (!opts->gemm.tile) {
 		sg_driver_allreduce(&ncuda, &fewest, 1, sizeof(int), MPI_INT, MPI_MIN,
 		                    MPI_COMM_WORLD);
+		sg_driver_allreduce(&ncpu, &cpus, 1, sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	}
 	opts->gemm.tile = starpu_gemm_tile_rule(opts->prec, opts->M, opts->N, opts->K, fewest,
-	                                        opts->gemm.tile);
+	                                        cpus, opts->gemm.tile);
 }
 
 struct matrices {
@@ -295,8 +299,8 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	if (rank != 0 || o->csv)
 		return;
 	char b[32], p[32];
-	/* GiB to three decimals: peak and bound are compared to the percent (bench/rss.sh),
-	 * where "5.8 GiB" would say little. */
+	/* GB to three decimals: peak and bound are compared to the percent (bench/rss.sh),
+	 * where "5.8 GB" would say little. */
 	if (peak > 0)
 		printf("memory: peak resident per rank %s, bound %s%s\n",
 		       sg_driver_format_bytes_to(peak, 3, p, sizeof(p)),

@@ -309,8 +309,8 @@ struct starpu_gemm_opts {
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
 
-/* The tile size the driver and the doors take when none is given: 512 for CPU workers; with
- * ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles (4 for single
+/* The tile size with GPUs (512 for CPU workers, whose rule starpu_gemm_tile_rule refines by
+ * their count): with ncuda > 0 CUDA workers, 4096 when m, n and k each hold 8 such tiles (4 for single
  * precision), else 2048. */
 int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
 /* The same for precision prec: double and double complex as above; single precision,
@@ -318,10 +318,14 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda);
  * bfloat16 and half ('b', 'h') 8192 when they hold 8 such tiles. */
 int starpu_gemm_default_tile_prec(char prec, int64_t m, int64_t n, int64_t k, int ncuda);
 /* The one tile rule the driver and the doors cut a product by: setting when > 0 (the caller's
- * -t, opts.tile, STARPU_GEMM_TILE...), else starpu_gemm_default_tile_prec(prec, ...) with
- * ncuda the fewest CUDA workers of any rank; never larger than the largest of m, n and k (a
- * tile larger than every dimension holds the whole matrix: the same run). */
-int starpu_gemm_tile_rule(char prec, int64_t m, int64_t n, int64_t k, int ncuda, int setting);
+ * -t, opts.tile, STARPU_GEMM_TILE...); else with ncuda (the fewest CUDA workers of any rank)
+ * > 0 starpu_gemm_default_tile_prec(prec, ...); else, with cpu_workers (the CPU workers of all
+ * the ranks) > 0, the largest of 2048, 1024 and 512 that deals every CPU worker two C tiles or
+ * more evenly (a multiple of the workers, or eight each or more) with K two tiles or more,
+ * else 512. Never larger than the largest of m, n and k (a tile larger than every dimension
+ * holds the whole matrix: the same run). */
+int starpu_gemm_tile_rule(char prec, int64_t m, int64_t n, int64_t k, int ncuda,
+                          int cpu_workers, int setting);
 
 /* What the planner chose and what it predicts (paper section 3.2, Equation 1). */
 struct starpu_gemm_plan {
