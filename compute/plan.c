@@ -234,6 +234,25 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 	return b * a_k + c * b_k;
 }
 
+/* Chunks when tiles come from other nodes: at least SG_NET_CHUNKS of them. StarPU-MPI posts a
+ * chunk's receives as its tasks are inserted and they share the network, so with the whole of K
+ * in one chunk no task starts before most of its rows of A and columns of B have arrived; the
+ * bytes do not depend on d. Simulated 16 nodes x 4 H200, n = 131072 on 4 x 4 (d = 32, 8, 4, 2):
+ * 1152, 1689, 1769, 1456 TFLOP/s at 200 Gb/s, and 2722, -, 2955, 3032 at 1600 Gb/s; the
+ * default 109.5 GB of host memory chose d = 12 (1585), 512 GB d = 32, now both 4
+ * (bench/results/sim-chunks-20261127.txt). */
+#define SG_NET_CHUNKS 8
+#define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
+
+/* Whether some of this rank's A or B tiles come from another node: a grid of several ranks
+ * whose row or column is not all on this node (owners from a user function: assumed so). */
+static int tiles_from_other_nodes(const struct sg_problem *pb, const struct sg_resources *res)
+{
+	if (pb->local || pb->P * pb->Q == 1)
+		return 0;
+	return pb->user_owners || pb->Q - 1 > res->row_peers || pb->P - 1 > res->col_peers;
+}
+
 /* Whether C stays in host memory (compute/c_home.h), as asked: it needs a beta that reads C,
  * some k to accumulate, and a CPU worker on every rank to add. Not under simulation: no model
  * of the adds there. */
@@ -344,6 +363,9 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		if (!opts.d && cap_tasks && d > 1)
 			d = sg_min(d, sg_max((int)(SG_MAX_TASKS_IN_FLIGHT /
 			                           ((plan->lookahead + 1.0) * b * c)), 1));
+		if (!opts.d && plan->throttled && d > SG_NET_CHUNK_DEPTH(pb.Kt) &&
+		    tiles_from_other_nodes(&pb, res))
+			d = SG_NET_CHUNK_DEPTH(pb.Kt);
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
 			break;

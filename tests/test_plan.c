@@ -51,8 +51,9 @@ static const struct row rows[] = {
 	 * grid of ranks of one GPU each. */
 	{ "d 4 GPUs n=65536", 'd', 65536, 65536, 65536, 4096, 1, 1, 4, 140, 480, 1, AUTO,
 	  0, 16, 16, 16, 1, "a", 160.000, 0.000 },
+	/* Ranks of other nodes: at least 8 chunks (d = 2 of Kt = 16; memory allowed 14). */
 	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
-	  0, 8, 8, 14, 1, "a", 40.000, 16.000 },
+	  0, 8, 8, 2, 1, "a", 40.000, 16.000 },
 	/* beta = 0: no C loaded; C at home: only the last shell's. */
 	{ "d 1 GPU n=16384 beta=0", 'd', 16384, 16384, 16384, 2048, 1, 1, 1, 80, 100, 1,
 	  0, 0, 0, -1, 0, 1, 0, 0, 8, 8, 8, 1, "a", 4.000, 0.000 },
@@ -62,7 +63,7 @@ static const struct row rows[] = {
 	{ "d CPU 1 rank n=4096", 'd', 4096, 4096, 4096, 512, 1, 1, 0, 0, 8, 2, AUTO,
 	  0, 8, 8, 8, 1, "c1", 0.000, 0.000 },
 	{ "d CPU 1x2 ranks n=4096", 'd', 4096, 4096, 4096, 512, 1, 2, 0, 0, 8, 1, AUTO,
-	  0, 8, 4, 8, 1, "c1", 0.000, 0.0625 },
+	  0, 8, 4, 1, 1, "c1", 0.000, 0.0625 },
 	{ "z CPU 2x2 ranks n=2048 no throttle", 'z', 2048, 2048, 2048, 256, 2, 2, 0, 0, 8, 1,
 	  0, 0, 0, -1, 1, 0, 0, 0, 4, 4, 8, 1, "c1", 0.000, 0.03125 },
 	/* Forced values are kept; a forced lookahead beyond Kt - 1 is clamped. */
