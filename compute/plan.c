@@ -49,10 +49,15 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
  * Only where each GPU owns its C tiles (static_gpu: the GPUs that read a tile are known),
  * several share a row or column of the grid, and a block spans the grid (every GPU of a grid
  * row reads the row's A tiles). */
-static int gpu_peers_decide(const struct starpu_gemm_plan *plan, int asked, int fast)
+static int gpu_peers_decide(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
+                            int asked, int fast)
 {
 	if (!plan->static_gpu || plan->G < 2 || plan->b < plan->gpu_rows ||
 	    plan->c < plan->gpu_cols)
+		return 0;
+	/* Only tiles in the rank's reach are relayed (its own and its node peers'): counted for a
+	 * 2D block-cyclic grid of untransposed operands (relayed_share), not otherwise. */
+	if (pb->P * pb->Q > 1 && (pb->user_owners || pb->transA != 'N' || pb->transB != 'N'))
 		return 0;
 	const struct sg_precision *p = sg_precision(plan->prec);
 	return asked == 1 || (asked == 0 && fast && p && p->c_letter != p->letter);
@@ -432,9 +437,14 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		                                       plan->regime, &a_loads, &b_loads) : 0;
 		/* Relayed: of the GPUs of a grid row that read a tile of A, one loads it from host
 		 * memory and the others copy it (B's: of a grid column). */
-		plan->gpu_peers = gpu_peers_decide(plan, opts.gpu_peers, res->gpu_links);
-		double relayed = plan->gpu_peers ? a_loads * (1 - 1.0 / plan->gpu_cols) +
-		                                   b_loads * (1 - 1.0 / plan->gpu_rows) : 0;
+		plan->gpu_peers = gpu_peers_decide(plan, &pb, opts.gpu_peers, res->gpu_links);
+		/* Of a rank's A tiles (row p of the grid, column k mod Q), those of its own column
+		 * and its node peers' are in reach; a tile received from another node is not
+		 * relayed. B's likewise along the grid's column. */
+		double a_reach = (1.0 + res->row_peers) / pb.Q, b_reach = (1.0 + res->col_peers) / pb.P;
+		double relayed = plan->gpu_peers
+		                 ? a_loads * a_reach * (1 - 1.0 / plan->gpu_cols) +
+		                   b_loads * b_reach * (1 - 1.0 / plan->gpu_rows) : 0;
 		plan->host_to_gpu_bytes = (loads - relayed) * G * ab_mean;
 		plan->gpu_to_gpu_bytes = relayed * G * ab_mean;
 		plan->gpu_to_host_bytes = (double)Mtl * Ntl * c_bytes;
@@ -482,12 +492,18 @@ int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_proble
 	                                plan->Z == sg_ceil_div(pb->Kt, plan->d))) &&
 	               plan->b <= Mtl && plan->c <= Ntl &&
 	               plan->X == sg_ceil_div(pb->Mt, plan->b * pb->P) &&
-	               plan->Y == sg_ceil_div(pb->Nt, plan->c * pb->Q) && plan->G >= 0;
+	               plan->Y == sg_ceil_div(pb->Nt, plan->c * pb->Q) && plan->G >= 0 &&
+	               /* the walk indexes its GPUs by the plan's grid */
+	               plan->gpu_rows >= 1 && plan->gpu_cols >= 1 &&
+	               plan->gpu_rows * plan->gpu_cols == sg_max(plan->G, 1) &&
+	               (!plan->gpu_peers || plan->static_gpu);
 	if (!walkable) {
 		snprintf(why, whylen, "the plan given (opts.plan) cannot be walked: b=%d c=%d d=%d "
-		         "lookahead=%d X=%d Y=%d Z=%d for %dx%dx%d tiles on a %dx%d grid", plan->b,
-		         plan->c, plan->d, plan->lookahead, plan->X, plan->Y, plan->Z, pb->Mt, pb->Nt,
-		         pb->Kt, pb->P, pb->Q);
+		         "lookahead=%d X=%d Y=%d Z=%d, GPUs %d as %dx%d%s, for %dx%dx%d tiles on a %dx%d "
+		         "grid", plan->b, plan->c, plan->d, plan->lookahead, plan->X, plan->Y, plan->Z,
+		         plan->G, plan->gpu_rows, plan->gpu_cols,
+		         plan->gpu_peers && !plan->static_gpu ? " relaying without owning" : "",
+		         pb->Mt, pb->Nt, pb->Kt, pb->P, pb->Q);
 		return -EINVAL;
 	}
 	return 0;

@@ -181,6 +181,39 @@ static int check_gpu_peers(void)
 	return failures;
 }
 
+/* Ranks of four nodes as 2 x 2, 4 GPUs each, relays forced on: only a rank's own A and B
+ * tiles are in its reach (half of those it reads; the others come through MPI and are not
+ * relayed). Each GPU reads 64 tiles of A and 64 of B and loads 16 of C: 144 per GPU, 72 GiB
+ * per rank; relayed half of the half in reach, 16 + 16 tiles per GPU (16 GiB), 56 GiB from
+ * the host. Transposed operands: no relays (what is in reach is not counted). */
+static int check_gpu_peers_nodes(void)
+{
+	int failures = 0;
+	for (int trans = 0; trans < 2; trans++) {
+		struct row r = { "d 2x2 ranks of 4 GPUs", 'd', 65536, 65536, 65536, 4096, 2, 2, 4, 140,
+		                 480, 1, AUTO, 0, 0, 0, 0, 0, "", 0, 0 };
+		struct sg_problem pb = problem_of(&r);
+		pb.transA = trans ? 'T' : 'N';
+		struct sg_resources res = { .gpus = 4, .gpu_mem = (size_t)(140 * GiB),
+		                            .host_mem = (size_t)(480 * GiB), .cpu_workers = 1,
+		                            .cpu_workers_max = 1, .gpu_links = 1 };
+		struct starpu_gemm_opts opts;
+		starpu_gemm_opts_init(&opts);
+		opts.gpu_peers = 1;
+		struct starpu_gemm_plan plan;
+		char why[512];
+		int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
+		double h2d = plan.host_to_gpu_bytes / GiB, d2d = plan.gpu_to_gpu_bytes / GiB;
+		int ok = ret == 0 && plan.gpu_peers == !trans &&
+		         fabs(h2d - (trans ? 72.0 : 56.0)) < 5e-4 && fabs(d2d - (trans ? 0 : 16.0)) < 5e-4;
+		printf("%s d 2x2 ranks of 4 GPUs, other nodes, relays forced%s: host->GPU %.3f GiB, "
+		       "GPU->GPU %.3f GiB\n", ok ? "PASS" : "FAIL", trans ? ", A transposed" : "", h2d,
+		       d2d);
+		failures += !ok;
+	}
+	return failures;
+}
+
 /* A plan conforms to its own problem and beta, and to no other. */
 static int check_conformance(void)
 {
@@ -192,7 +225,7 @@ static int check_conformance(void)
 	struct {
 		const char *name;
 		int ret;
-	} cases[5];
+	} cases[7];
 	cases[0].name = "its own problem";
 	cases[0].ret = sg_plan_conforms(&plan, &pb, 0, why, sizeof(why));
 	cases[1].name = "another beta";
@@ -208,8 +241,18 @@ static int check_conformance(void)
 	broken.d = 0;
 	cases[4].name = "a plan with d = 0";
 	cases[4].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
+	/* The walk indexes GPUs by the plan's grid: one that does not hold G GPUs is refused. */
+	broken = plan;
+	broken.gpu_cols = broken.G + 1;
+	cases[5].name = "a GPU grid of more GPUs than the plan's";
+	cases[5].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
+	broken = plan;
+	broken.gpu_peers = 1;
+	broken.static_gpu = 0;
+	cases[6].name = "relays without GPUs owning their tiles";
+	cases[6].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
 	int failures = 0;
-	for (int c = 0; c < 5; c++) {
+	for (int c = 0; c < 7; c++) {
 		printf("%s conformance: %s\n", cases[c].ret ? "FAIL" : "PASS", cases[c].name);
 		failures += cases[c].ret != 0;
 	}
@@ -252,5 +295,6 @@ int main(void)
 	failures += check_conformance();
 	failures += check_dynamic_gpus();
 	failures += check_gpu_peers();
+	failures += check_gpu_peers_nodes();
 	return failures ? 1 : 0;
 }
