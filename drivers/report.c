@@ -367,4 +367,8 @@ void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_st
 	printf("  timeline on rank 0 from submission: first task done %.1f ms, half of them %.1f ms, "
 	       "last %.1f ms, C home %.1f ms\n", stats->first_task_s * 1e3,
 	       stats->half_tasks_s * 1e3, stats->last_task_s * 1e3, stats->c_home_s * 1e3);
+	const struct starpu_gemm_plan *pl = &stats->plan;
+	printf("  submission on rank 0: %lld tasks inserted of the product's %.0f (%lld run here), "
+	       "%.1f ms inserting\n", (long long)stats->tasks_inserted,
+	       (double)pl->Mt * pl->Nt * pl->Kt, (long long)stats->tasks, stats->insert_seconds * 1e3);
 }

@@ -404,6 +404,12 @@ struct starpu_gemm_stats {
 	 * the first task waits for its tiles to cross the link, and the last C tiles go home
 	 * after the last task. */
 	double first_task_s, half_tasks_s, last_task_s, c_home_s;
+	/* The submission: tasks this rank inserted (those it runs, and those whose A or B tile it
+	 * sends to another node; every rank inserted every task before they were pruned), and the
+	 * wall-clock seconds spent inserting them (real time: under StarPU+SimGrid the
+	 * runtime's CPU time is not simulated). */
+	int64_t tasks_inserted;
+	double insert_seconds;
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
