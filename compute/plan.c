@@ -134,8 +134,9 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
 }
 
 /* What a rank's first tasks allocate whatever the size: per CPU worker, OpenBLAS's packing
- * buffers and StarPU's per-worker state, and with tiles crossing between ranks, Open MPI's
- * shared-memory buffers (measured by bench/rss.sh: bench/README.md). */
+ * buffers and StarPU's per-worker state, and with several ranks, Open MPI's shared-memory
+ * buffers (measured by bench/rss.sh: bench/README.md), which its collectives allocate even
+ * where node sharing leaves no tile to cross. */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
 /* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
@@ -406,7 +407,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
 	                   res->cpu_workers_max * SG_WORKER_HOST_BYTES +
-	                   (remote_in_flight > 0 ? SG_MPI_HOST_BYTES : 0);
+	                   (!pb.local && pb.P * pb.Q > 1 ? SG_MPI_HOST_BYTES : 0);
 	/* C at home: a scratch tile's handle for each of the rank's C tiles (unregistered after
 	 * the product), and a host copy of every scratch tile of the blocks in flight: on CPU
 	 * workers they live there, and beside GPUs dmdas fetches one for each add it queues. */
@@ -422,6 +423,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->mpi_recv_bytes = a_from * (pb.Q - 1 - res->row_peers) +
 	                       b_from * (pb.P - 1 - res->col_peers);
 	plan->node_read_bytes = a_from * res->row_peers + b_from * res->col_peers;
+	plan->node_mapped_bytes = (double)Mtl * a_bytes * Ktd / pb.Q * res->row_peers +
+	                          (double)Ntl * b_bytes * Ktd / pb.P * res->col_peers;
 	if (plan->G > 0) {
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */

@@ -348,8 +348,10 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	sg_report_setup(&rep, opts);
 	rep.plan = &plan;
 	sg_report_plan(&rep);
-	/* What this process holds now (StarPU, MPI, the libraries), its tiles and the plan's. */
-	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes, bound;
+	/* What this process holds now (StarPU, MPI, the libraries), its tiles, the plan's, and its
+	 * node peers' tiles it reads in place (their pages are resident here too). */
+	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes +
+	              plan.node_mapped_bytes, bound;
 	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX,
 	                    MPI_COMM_WORLD);
 	if (opts->plan_only) {

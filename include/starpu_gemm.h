@@ -366,6 +366,9 @@ struct starpu_gemm_plan {
 	                               * (opts.gpu_peers) */
 	double gpu_to_gpu_bytes;      /* predicted per rank: A and B tiles copied between its
 	                               * GPUs (host_to_gpu_bytes: what the host links carry) */
+	double node_mapped_bytes;     /* node peers' A and B tiles this rank reads in place, each
+	                               * once: resident in its memory too (VmHWM counts them),
+	                               * though owned, and counted, by their peer */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
