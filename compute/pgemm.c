@@ -137,12 +137,12 @@ static starpu_data_handle_t input_handle(const struct pgemm *g, const struct sta
 	return in_reach ? in_reach : X->handles[t];
 }
 
-/* Whether tile t of X (A's sends, or B's; one array when B is A) goes to runner for the first
- * time in this epoch (now marked): StarPU-MPI's cache then sends it, and later tasks of the
- * epoch on that runner would find it sent already. */
-static int first_send(const struct pgemm *g, int64_t *sent, int64_t t, int runner, int64_t epoch)
+/* Marks of "done in this epoch" (a chunk): whether mark is new in epoch, now set. The walk
+ * marks the first send of a tile to a runner (StarPU-MPI's cache sends it then; later tasks of
+ * the epoch on that runner would find it sent) and the first prefetch of a tile to a GPU (the
+ * first task in the walk has the highest priority). */
+static int first_in_epoch(int64_t *mark, int64_t epoch)
 {
-	int64_t *mark = &sent[t * g->C->nranks + runner];
 	if (*mark == epoch + 1)
 		return 0;
 	*mark = epoch + 1;
@@ -169,8 +169,9 @@ static int inserts(struct pgemm *g, int runner, int64_t a_tile, int64_t b_tile, 
 	if (!g->sent_a)
 		return 1;
 	int64_t *sent_b = g->B == g->A ? g->sent_a : g->sent_b;
-	int new_a = sends_a && first_send(g, g->sent_a, a_tile, runner, epoch);
-	int new_b = sends_b && first_send(g, sent_b, b_tile, runner, epoch);
+	int nranks = g->C->nranks;
+	int new_a = sends_a && first_in_epoch(&g->sent_a[a_tile * nranks + runner], epoch);
+	int new_b = sends_b && first_in_epoch(&sent_b[b_tile * nranks + runner], epoch);
 	return new_a || new_b;
 }
 
@@ -199,15 +200,10 @@ static void relay_to_peer(void *arg)
 	free(r);
 }
 
-/* Whether this chunk's mark of tile t on GPU gpu is new (and now set): once per tile, GPU and
- * chunk, its first task in the walk having the highest priority. */
-static int first_ask(const struct pgemm *g, int64_t *asked, int64_t t, int gpu, int64_t chunk)
+/* Tile t's mark for GPU gpu (asked[]: per tile and GPU). */
+static int64_t *ask_mark(const struct pgemm *g, int64_t *asked, int64_t t, int gpu)
 {
-	int64_t *mark = &asked[t * g->ngpus + gpu];
-	if (*mark == chunk + 1)
-		return 0;
-	*mark = chunk + 1;
-	return 1;
+	return &asked[t * g->ngpus + gpu];
 }
 
 static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
@@ -216,11 +212,11 @@ static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc 
 {
 	int64_t t = (int64_t)c * X->mt + r;
 	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
-	if (!in_reach || !first_ask(g, asked, t, gpu, chunk))
+	if (!in_reach || !first_in_epoch(ask_mark(g, asked, t, gpu), chunk))
 		return;
 	starpu_data_handle_t h = input_handle(g, X, t);
 	if (loader != gpu) {
-		if (first_ask(g, asked, t, loader, chunk))
+		if (first_in_epoch(ask_mark(g, asked, t, loader), chunk))
 			starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[loader], 1, prio);
 		struct relay *rel = malloc(sizeof(*rel));
 		if (rel) {
