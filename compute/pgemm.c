@@ -175,12 +175,12 @@ static int inserts(struct pgemm *g, int runner, int64_t a_tile, int64_t b_tile, 
 	return new_a || new_b;
 }
 
-/* A GPU's copy of the A and B tiles of a task in this rank's reach (its own, and its node
- * peers' under node sharing), asked for at submission in the walk's priority. dmdas
- * prefetches a task's tiles only once it is ready, and update k+1 of a C tile is ready only
- * when update k ends: the GPU would then pop it (it comes first) and wait for its tiles. One
- * GPU per rank only (with several, dmdas picks the GPU at that point), and tiles in reach only
- * (a tile of another node is not here before StarPU-MPI receives it).
+/* A GPU's copy of the A and B tiles of a task, asked for at submission in the walk's
+ * priority. dmdas prefetches a task's tiles only once it is ready, and update k+1 of a C tile
+ * is ready only when update k ends: the GPU would then pop it (it comes first) and wait for
+ * its tiles. Only where the task's GPU is known (one GPU, or each GPU owning its C tiles).
+ * Tiles in reach (the rank's own, and its node peers' under node sharing) are asked for at
+ * once; a tile of another node once StarPU-MPI has received it (an acquire in host memory).
  *
  * With plan.gpu_peers, the tile crosses the host link to its loader, one of the GPUs that
  * read it, and the others copy it from there once it is there: StarPU copies from the valid
@@ -206,28 +206,65 @@ static int64_t *ask_mark(const struct pgemm *g, int64_t *asked, int64_t t, int g
 	return &asked[t * g->ngpus + gpu];
 }
 
+/* Once tile h is valid on memory node from (sequentially consistent: after what was submitted
+ * before, a receive included), a prefetch to node to; 0, or -1 when it could not be set up. */
+static int prefetch_once_there(starpu_data_handle_t h, unsigned from, unsigned to, int prio)
+{
+	struct relay *rel = malloc(sizeof(*rel));
+	if (!rel)
+		return -1;
+	*rel = (struct relay){ .tile = h, .from = from, .to = to, .prio = prio };
+	if (!starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
+	        h, (int)from, STARPU_R, NULL, relay_to_peer, rel, 0, 1, NULL, NULL, prio))
+		return 0;
+	free(rel);
+	return -1;
+}
+
+static void release_on_gpu(void *arg)
+{
+	struct relay *r = arg;
+	starpu_data_release_on_node(r->tile, (int)r->to);
+	free(r);
+}
+
+/* A copy of a tile from another node on GPU node to once StarPU-MPI has received it: an
+ * acquire there, released at once. Not a prefetch from the receive's end (an acquire's
+ * callback in host memory): the chunk's cache flush, submitted by then, has marked the
+ * handle uninitialized, which a prefetch refuses. */
+static void fetch_once_received(starpu_data_handle_t h, unsigned to, int prio)
+{
+	struct relay *rel = malloc(sizeof(*rel));
+	if (!rel)
+		return;
+	*rel = (struct relay){ .tile = h, .from = to, .to = to, .prio = prio };
+	if (starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
+	        h, (int)to, STARPU_R, NULL, release_on_gpu, rel, 1, 1, NULL, NULL, prio))
+		free(rel);
+}
+
 static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
                            int64_t *asked, int r, int c, int64_t chunk, int prio, int gpu,
                            int loader)
 {
 	int64_t t = (int64_t)c * X->mt + r;
 	int in_reach = X->owners[t] == g->pb.rank || (g->share && sg_desc_reach_handle(X, t));
-	if (!in_reach || !first_in_epoch(ask_mark(g, asked, t, gpu), chunk))
+	if (!first_in_epoch(ask_mark(g, asked, t, gpu), chunk))
 		return;
 	starpu_data_handle_t h = input_handle(g, X, t);
+	/* A tile from another node: to the GPU as soon as StarPU-MPI has received it, where dmdas
+	 * would fetch it only once its task is ready, on the GPU's critical path (update k+1 of a
+	 * C tile is ready only when update k ends). */
+	if (!in_reach) {
+		if (!g->pb.local)
+			fetch_once_received(h, g->gpu_nodes[gpu], prio);
+		return;
+	}
 	if (loader != gpu) {
 		if (first_in_epoch(ask_mark(g, asked, t, loader), chunk))
 			starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[loader], 1, prio);
-		struct relay *rel = malloc(sizeof(*rel));
-		if (rel) {
-			*rel = (struct relay){ .tile = h, .from = g->gpu_nodes[loader],
-			                       .to = g->gpu_nodes[gpu], .prio = prio };
-			if (!starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
-			        h, (int)rel->from, STARPU_R, NULL, relay_to_peer, rel, 0, 1, NULL, NULL,
-			        prio))
-				return;
-			free(rel);
-		}
+		if (!prefetch_once_there(h, g->gpu_nodes[loader], g->gpu_nodes[gpu], prio))
+			return;
 	}
 	/* The tile's own loader, or the relay could not be set up: from wherever StarPU picks. */
 	starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[gpu], 1, prio);
