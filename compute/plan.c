@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "compute/plan.h"
+#include "compute/lower_bound.h"
 #include "common/precision.h"
 #include "compute/walk.h"
 
@@ -423,6 +424,11 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->mpi_recv_bytes = a_from * (pb.Q - 1 - res->row_peers) +
 	                       b_from * (pb.P - 1 - res->col_peers);
 	plan->node_read_bytes = a_from * res->row_peers + b_from * res->col_peers;
+	/* Any schedule's least, per rank: the node's bound shared by its ranks (a node's ranks
+	 * hold a sub-grid of row_peers + 1 by col_peers + 1). */
+	double node_ranks = (1.0 + res->row_peers) * (1.0 + res->col_peers);
+	plan->mpi_lower_bytes = pb.local ? 0 : elem * sg_io_lower_bound_words(pb.M, pb.N, pb.K,
+	                        pb.P * pb.Q / node_ranks) / node_ranks;
 	plan->node_mapped_bytes = (double)Mtl * a_bytes * Ktd / pb.Q * res->row_peers +
 	                          (double)Ntl * b_bytes * Ktd / pb.P * res->col_peers;
 	if (plan->G > 0) {

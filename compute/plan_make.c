@@ -83,6 +83,10 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		        pl->gpu_to_gpu_bytes / 1e9);
 	fprintf(out, "MPI received %.3f GB (from other nodes), node peers' tiles read in place "
 	        "%.3f GB\n", pl->mpi_recv_bytes / 1e9, pl->node_read_bytes / 1e9);
+	if (pl->mpi_lower_bytes > 0)
+		fprintf(out, "plan: between nodes, any schedule moves at least %.3f GB per rank (I/O "
+		        "lower bound, memory-independent): this one %.2f x\n",
+		        pl->mpi_lower_bytes / 1e9, pl->mpi_recv_bytes / pl->mpi_lower_bytes);
 	if (pl->G > 0) /* what bench/tensor.sh divides by the measured rates */
 		fprintf(out, "plan: roofline per rank = max(%.4g TFLOP / device rate, %.3f GB / "
 		        "host->GPU rate, %.3f GB / GPU->host rate, %.3f GB / MPI rate)\n",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compute/plan.h"
+#include "compute/lower_bound.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -214,6 +215,47 @@ static int check_gpu_peers_nodes(void)
 	return failures;
 }
 
+/* The I/O lower bound between nodes: 16 nodes of one rank, n = 131072 DGEMM on 4 x 4: any
+ * schedule moves 3 (n^3/16)^(2/3) - 3 n^2/16 words per node (0.2850 n^2, 39.17 GB), the 2D
+ * grid 3/8 n^2 (the A and B tiles of its rows and columns but its own: 51.54 GB, 1.316 x);
+ * with 2 ranks of a grid column per node, 8 nodes' bound shared by 2 ranks. */
+static int check_lower_bound(void)
+{
+	int failures = 0;
+	struct row r = { "d 16 nodes", 'd', 131072, 131072, 131072, 4096, 4, 4, 4, 140, 512, 1,
+	                 AUTO, 0, 0, 0, 0, 0, "", 0, 0 };
+	struct sg_problem pb = problem_of(&r);
+	struct sg_resources res = { .gpus = 4, .gpu_mem = (size_t)(140 * GiB),
+	                            .host_mem = (size_t)(512e9), .cpu_workers = 1,
+	                            .cpu_workers_max = 1 };
+	struct sg_resources shared = res;
+	shared.col_peers = 1; /* 2 ranks of a grid column per node: 8 nodes */
+	struct starpu_gemm_plan plan, plan8;
+	char why[512];
+	int ret = sg_plan_compute(&plan, &pb, &res, NULL, why, sizeof(why));
+	ret |= sg_plan_compute(&plan8, &pb, &shared, NULL, why, sizeof(why));
+	double n2 = 131072.0 * 131072.0;
+	double lb16 = 8 * (3 * pow(n2 * 131072.0 / 16, 2.0 / 3) - 3 * n2 / 16);
+	double lb8 = 8 * (3 * pow(n2 * 131072.0 / 8, 2.0 / 3) - 3 * n2 / 8) / 2;
+	int ok = ret == 0 && fabs(plan.mpi_lower_bytes / 1e9 - 39.17) < 0.01 &&
+	         fabs(plan.mpi_lower_bytes - lb16) < 1 && fabs(plan8.mpi_lower_bytes - lb8) < 1 &&
+	         fabs(plan.mpi_recv_bytes / 1e9 - 51.54) < 0.01;
+	printf("%s I/O lower bound, 16 nodes n = 131072: %.2f GB per rank (2D moves %.2f GB, "
+	       "%.3f x); 8 nodes of 2 ranks: %.2f GB per rank\n", ok ? "PASS" : "FAIL",
+	       plan.mpi_lower_bytes / 1e9, plan.mpi_recv_bytes / 1e9,
+	       plan.mpi_recv_bytes / plan.mpi_lower_bytes, plan8.mpi_lower_bytes / 1e9);
+	failures += !ok;
+	/* Flat k (m = n = 65536, k = 256, 4 processors): C's floor mn/p binds, A and B are k
+	 * sqrt(mn/p) each; held (mn + 2 mk)/p: 2 k sqrt(mn/p) - 2 mk/p words. */
+	double m = 65536, k = 256, p = 4;
+	double expect = 2 * k * sqrt(m * m / p) - 2 * m * k / p;
+	double got = sg_io_lower_bound_words(65536, 65536, 256, 4);
+	int ok2 = fabs(got - expect) < 1 && sg_io_lower_bound_words(100, 100, 100, 1) == 0;
+	printf("%s I/O lower bound, k flat (65536 x 65536 x 256 on 4): %.0f words (expected %.0f)\n",
+	       ok2 ? "PASS" : "FAIL", got, expect);
+	return failures + !ok2;
+}
+
 /* A plan conforms to its own problem and beta, and to no other. */
 static int check_conformance(void)
 {
@@ -296,5 +338,6 @@ int main(void)
 	failures += check_dynamic_gpus();
 	failures += check_gpu_peers();
 	failures += check_gpu_peers_nodes();
+	failures += check_lower_bound();
 	return failures ? 1 : 0;
 }
