@@ -10,7 +10,11 @@
 #   --ranks-per-node R  MPI ranks on each node [1]: R <= G, each rank drives G/R of the GPUs;
 #                    R > G (a multiple of G), R/G ranks share each GPU (node.py --share: each
 #                    gets 1/(R/G) of the GPU's speed, host link and memory). Ranks of one node
-#                    talk through its memory at one thread's memcpy rate (measured, node.py).
+#                    talk through MPI at the node's measured rate (node.py: the kit's mpi-rate),
+#                    a cap on each message (SimGrid's loopback links share nothing).
+#   --intra-gbs R    that rate, GB/s, instead: e.g. 1000 for ranks that share their tiles in
+#                    place (node sharing itself is not simulated: every simulated rank is a
+#                    node of its own, runtime/node_comm.c)
 #   --net-gbps B     network bandwidth per node, Gb/s [200];  --net-lat-us L  latency [2]
 #   --h2d GBS, --d2h GBS, --nvlink GBS, --host-links separate|paired, --starpu-bus
 #                    node bus settings: scripts/simgrid/node.py --help (where each comes from)
@@ -23,7 +27,7 @@
 #   scripts/simgrid/simulate.sh --nodes 16 --gpus 4 -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-node=h200 gpus=1 nodes=1 rpn=1 gbps=200 lat_us=2 host_mem_gb= keep=
+node=h200 gpus=1 nodes=1 rpn=1 gbps=200 lat_us=2 host_mem_gb= keep= intra=
 node_args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
     --net-lat-us) lat_us=$2; shift 2 ;;
     --host-mem-gb) host_mem_gb=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --intra-gbs) intra=$2; shift 2 ;;
     --h2d|--d2h|--nvlink|--host-links) node_args+=("$1" "$2"); shift 2 ;;
     --starpu-bus) node_args+=("$1"); shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -70,14 +75,15 @@ run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 # The simulated node: its platform and the calibrated models, in a folder of its own (StarPU
 # may write there; the committed models stay as they are).
-read -r label memcpy_gbs node_mem_gb < <(python3 "$top/scripts/simgrid/node.py" --from "$node" --gpus "$rank_gpus" \
+read -r label intra_gbs node_mem_gb < <(python3 "$top/scripts/simgrid/node.py" --from "$node" --gpus "$rank_gpus" \
   --share "$share" --out "$run/models" "${node_args[@]}")
 [ -n "${node_mem_gb:-}" ] || exit 2
 host_mem_gb=${host_mem_gb:-$node_mem_gb}
+intra_gbs=${intra:-$intra_gbs}
 [ "$host_mem_gb" != 0 ] || { echo "simulate.sh: host memory of $node unknown: give --host-mem-gb" >&2; exit 2; }
 # The cluster: one host per node, each with its own link to a non-blocking switch
 # (bandwidth and latency: --net-gbps, --net-lat-us; the backbone is assumed never to limit),
-# and a loopback link for MPI between ranks of one node (one memcpy; latency assumed 1 us).
+# and a loopback link for MPI between ranks of one node (at the rate node.py gives; latency assumed 1 us).
 bw=$(awk -v g="$gbps" 'BEGIN { printf "%.6f", g / 8 }')
 bb=$(awk -v g="$gbps" -v n="$nodes" 'BEGIN { printf "%.6f", g / 8 * n }')
 cat > "$run/cluster.xml" <<XML
@@ -87,7 +93,7 @@ cat > "$run/cluster.xml" <<XML
 <AS id="AS0" routing="Full">
   <cluster id="nodes" prefix="node" suffix="" radical="0-$((nodes - 1))" speed="1Gf"
            bw="${bw}GBps" lat="${lat_us}us" bb_bw="${bb}GBps" bb_lat="0us"
-           loopback_bw="${memcpy_gbs}GBps" loopback_lat="1us"/>
+           loopback_bw="${intra_gbs}GBps" loopback_lat="1us"/>
 </AS>
 </platform>
 XML
