@@ -1,4 +1,6 @@
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,36 @@ void sg_stage_pool_drain(void)
 	free(pool.free);
 	pool.free = NULL;
 	pool.capacity = 0;
+}
+
+/* --- how many copiers ------------------------------------------------------------------------- */
+
+/* 16 copiers per GPU: on one H100 (16 cores) memcpy into pinned memory flattened at 16 threads
+ * (55 GB/s with 8, 65 with 16) and 16 ran the n = 32768 DGEMM 5% faster than 8, but 4 GPUs eat
+ * host data 4 times as fast and on the 64-core 4 x H200 node 16 threads copy only ~33 GB/s:
+ * the door reached 0.757 x the driver there (bench/notes-arrays.md, "Four GPUs"). The cores
+ * are the calling thread's (sched_getaffinity, not the node's): a rank bound to a few cores
+ * does not start more copiers than it has cores. */
+#define SG_STAGE_THREADS_PER_GPU 16
+
+static int cores_of_caller(void)
+{
+	cpu_set_t mine;
+	if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && CPU_COUNT(&mine) > 0)
+		return CPU_COUNT(&mine);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (int)online : 1;
+}
+
+int sg_stage_threads(void)
+{
+	int64_t setting = sg_env_int(SG_ENV_GEMM_STAGE_THREADS);
+	if (setting > 0)
+		return (int)setting;
+	int gpus = (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM);
+	int most = SG_STAGE_THREADS_PER_GPU * (gpus > 1 ? gpus : 1);
+	int cores = cores_of_caller();
+	return cores < most ? cores : most;
 }
 
 /* --- operands ---------------------------------------------------------------------------------- */
@@ -395,8 +427,9 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 			st->back = NULL;
 		}
 	}
-	int threads = st->threads < 1 ? 1 : st->threads > 32 ? 32 : st->threads;
-	for (st->nthreads = 0; st->nthreads < threads; st->nthreads++)
+	int threads = st->threads < 1 ? 1 : st->threads;
+	st->ids = malloc(sizeof(*st->ids) * (size_t)threads);
+	for (st->nthreads = 0; st->ids && st->nthreads < threads; st->nthreads++)
 		if (pthread_create(&st->ids[st->nthreads], NULL, copier, st) != 0)
 			break;
 	if (st->nthreads == 0) { /* copy here, all of it, and C back after the product */
@@ -453,6 +486,8 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 		pthread_mutex_unlock(&st->lock);
 		for (int t = 0; t < st->nthreads; t++)
 			pthread_join(st->ids[t], NULL);
+		free(st->ids);
+		st->ids = NULL;
 		pthread_mutex_destroy(&st->lock);
 		pthread_cond_destroy(&st->cond);
 		free(st->order);

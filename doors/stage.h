@@ -35,10 +35,10 @@ struct starpu_gemm_desc;
 struct sg_stager {
 	struct sg_stage_array A, B, C;
 	int copy_c;              /* beta != 0: C's tiles are read */
-	int threads;             /* copier threads (STARPU_GEMM_STAGE_THREADS, default 16 or cores) */
+	int threads;             /* copier threads (sg_stage_threads) */
 	struct sg_stage_job *order;
 	int norder, next, done, stop, nthreads;
-	pthread_t ids[32];
+	pthread_t *ids;          /* threads of them */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
@@ -53,6 +53,10 @@ struct sg_stager {
 	struct sg_back_ref *refs;
 };
 
+/* How many threads copy a product's tiles (and fill the pool): STARPU_GEMM_STAGE_THREADS, else
+ * the cores the calling thread may run on, at most 16 per GPU of this process (16 without
+ * GPUs). While StarPU runs. */
+int sg_stage_threads(void);
 /* Describe one operand (stage: 0 to use it in place). */
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
                          int64_t ld, size_t elemsize, int tile, int stage);

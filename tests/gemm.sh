@@ -28,6 +28,29 @@ grep -v '^starpu_gemm: [sdcz]gemm' <<< "$out"
 panels=$(grep -c 'C in panels' <<< "$out" || true)
 [ "$panels" -gt 0 ] || { echo "FAIL no product ran in panels with a $pool_mb MiB pool"; exit 1; }
 echo "PASS $panels products ran in panels of C with a $pool_mb MiB staging pool"
+# How many threads copy staged tiles (doors/stage.c, sg_stage_threads), from the verbose
+# lines: STARPU_GEMM_STAGE_THREADS when set; else the cores the calling thread may run on (its
+# affinity, as nproc counts them), at most 16 per GPU, 16 without: one core under taskset.
+copiers() { # COMMAND PREFIX...: the counts the products' lines name, sorted, unique
+  "$@" env STARPU_GEMM_PIN=stage STARPU_GEMM_VERBOSE=1 SEED=1 STARPU_GEMM_TILE=16 \
+    STARPU_NCPU=1 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 2 2>&1 |
+    sed -n 's/.*staged through pinned tiles (\([0-9]*\) copier thread.*/\1/p' | sort -un | xargs
+}
+check_copiers() { # WHAT EXPECTED COMMAND PREFIX...
+  local what=$1 expected=$2 got; shift 2
+  got=$(copiers "$@")
+  [ "$got" = "$expected" ] || { echo "FAIL $what: copier threads '$got', expected $expected"; exit 1; }
+  echo "PASS $what: $got copier thread(s)"
+}
+check_copiers "STARPU_GEMM_STAGE_THREADS=3" 3 env STARPU_GEMM_STAGE_THREADS=3
+if [ "${STARPU_NCUDA:-0}" = 0 ]; then
+  cores=$(nproc)
+  check_copiers "default without GPUs, $cores core(s)" $((cores < 16 ? cores : 16)) env
+fi
+if command -v taskset > /dev/null; then
+  first=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+  check_copiers "default under taskset -c $first" 1 taskset -c "$first"
+fi
 STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
 # StarPU's life around the door: the application's, then the door's own, then none at exit
 # (staged too: the pool's buffers outlive the application's StarPU).
