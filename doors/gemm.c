@@ -250,6 +250,7 @@ struct flight {
 struct report {
 	double waited, pinning, product_end;
 	int sent_back, copiers;   /* copiers: the most copier threads a panel started */
+	int numa_nodes;           /* NUMA nodes they were dealt over (0: not bound) */
 	const char *mode;
 };
 
@@ -310,8 +311,10 @@ static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int f
 	                           ? s.peak_remote_tiles : stats->peak_remote_tiles;
 	r->waited += f->o.stager.waited;
 	r->sent_back += f->o.stager.back_next;
-	if (f->o.stager.nthreads > r->copiers)
+	if (f->o.stager.nthreads > r->copiers) {
 		r->copiers = f->o.stager.nthreads;
+		r->numa_nodes = f->o.stager.numa_nodes;
+	}
 	r->pinning += f->o.pins.seconds;
 	destroy_operands(&f->o, ret == 0);
 	f->active = 0;
@@ -394,10 +397,12 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	}
 	starpu_gemm_desc_destroy(shared_A);
 	sg_stage_array_release(&kept_A);
-	char copiers[48] = "";
+	char copiers[64] = "", nodes[32] = "";
+	if (r.numa_nodes > 1)
+		snprintf(nodes, sizeof(nodes), " over %d NUMA nodes", r.numa_nodes);
 	if (r.copiers > 0)
-		snprintf(copiers, sizeof(copiers), " (%d copier thread%s)", r.copiers,
-		         r.copiers > 1 ? "s" : "");
+		snprintf(copiers, sizeof(copiers), " (%d copier thread%s%s)", r.copiers,
+		         r.copiers > 1 ? "s" : "", nodes);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s), %s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "

@@ -6,7 +6,8 @@
  * computes; the walk waits only for each task's own tiles (a task hook); C's tiles are copied
  * back one by one as the walk finishes them, the last one after the product. The pool holds
  * at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of the node's memory); a product whose
- * tiles do not fit pins its operands instead. */
+ * tiles do not fit pins its operands instead. On a node of several NUMA nodes the copiers are
+ * dealt round-robin over them, each bound to its node's cores. */
 #ifndef SG_DOORS_STAGE_H
 #define SG_DOORS_STAGE_H
 
@@ -39,6 +40,7 @@ struct sg_stager {
 	struct sg_stage_job *order;
 	int norder, next, done, stop, nthreads;
 	pthread_t *ids;          /* threads of them */
+	int numa_nodes;          /* NUMA nodes they are dealt over (0: not bound) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
