@@ -9,8 +9,8 @@
 #   calibrate  perfmodels/calibrate.sh: history perf models for this node
 #   quick      bench/gpu.sh --quick (n = 8192 16384, 2 runs each)
 #   bench      bench/gpu.sh (N_LIST, G_LIST, CASES... as it documents)
-#   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned
-#              (rows of the results' CSV)
+#   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned,
+#              host memcpy with 1, 2, 4, ... threads up to the cores (rows of the results' CSV)
 #   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
 #   Each benchmark stage leaves its CSV, table, log and plot under bench/ in results.tar.gz;
