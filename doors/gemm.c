@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "runtime/env.h"
 #include "common/threads.h"
 #include "doors/runtime.h"
