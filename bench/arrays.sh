@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Issue 12: the application's own arrays on one GPU. DGEMM C = A*B + C, n x n, C back in host
-# memory, every case on the same node in the same run:
+# Issues 12 and 29: the application's own arrays on one GPU and on every GPU of a node. DGEMM
+# C = A*B + C, n x n, C back in host memory, every case on the same node in the same run, in
+# one process (one rank) using GPUS GPUs:
 #   driver         drivers/starpu_gemm, the library's pinned tiles (pinning not timed)
 #   gemm-pinned    starpu_gemm_gemm on arrays from starpu_malloc (driver --layout lapack-pinned)
 #   gemm-pageable  starpu_gemm_gemm on arrays from malloc, staged in the timed call
 #                  (driver --layout lapack)
-#   xt-pinned, xt-pageable   cuBLASXt on matrices of the same kind (block XT_BLOCK)
+#   xt-pinned, xt-pageable   cuBLASXt on matrices of the same kind (block XT_BLOCK, on as many
+#                  GPUs when GPUS is set or nvidia-smi counts them, else 1)
 #   preload        bench/dgemm_app: dgemm_ on malloc'ed arrays, LD_PRELOAD=libstarpu_gemm_blas.so
 #                  (for n in PRELOAD_N)
-#   scalapack-NB   bench/scalapack_pdgemm, 1 process, MB = NB, malloc'ed local arrays,
-#                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
 #   scalapack-NB   bench/scalapack_pdgemm, 1 rank, MB = NB, malloc'ed local arrays,
 #                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
+# Issue 29's case on a 4-GPU node (each of its doors against the driver, same run):
+#   N_LIST=49152 PRELOAD_N=49152 CASES="driver gemm-pageable preload" bench/arrays.sh
+# and GPUS=1 with the same for one GPU (scripts/device-session.sh arrays: ARRAYS_GPUS="all 1").
 # Usage:
 #   bench/arrays.sh               run, then bench/report.py's table, targets (kit arrays), plot
 #   bench/arrays.sh --report CSV  the table, targets and plot again from a CSV of this script
@@ -19,17 +22,24 @@
 # Environment: BUILD [build], RESULTS [bench/results], N_LIST [32768 49152], PRELOAD_N [32768],
 #   NITER [2], WARMUP [1], XT_NITER and XT_WARMUP [the same; cuBLASXt from pageable memory is
 #   slow enough for one run], XT_BLOCK [4096], STEP_TIMEOUT [300], CASES [every case above],
-#   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs], DRY_RUN [0]
+#   LIB (folder of libstarpu_gemm_blas.so) [BUILD/.libs], DRY_RUN [0], GPUS (STARPU_NCUDA of
+#   every case, cuBLASXt's --gpus) [every GPU of the node]
 NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 # shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
-title="DGEMM from host arrays, 1 GPU: starpu_gemm_gemm vs the driver and cuBLASXt"
+gpus=${GPUS:-$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)}
+if [ -n "${GPUS:-}" ]; then
+  export STARPU_NCUDA=$GPUS
+  mpi_env+=(-x STARPU_NCUDA)
+fi
+title="DGEMM from host arrays, ${gpus:-?} GPU(s): starpu_gemm_gemm vs the driver and cuBLASXt"
 kit_cli arrays "$title" "$@"
 sizes=$(echo "${N_LIST:-32768 49152}" | tr ' ' ',')
 runs=(--niter "$NITER" --warmup "$WARMUP")
 driver_run=("$MPIRUN" --bind-to none -np 1 "${mpi_env[@]}" "$driver" "${runs[@]}" --csv --quiet --sizes "$sizes")
 xt=("$build/bench/cublasxt_dgemm" --block "${XT_BLOCK:-4096}" --niter "${XT_NITER:-$NITER}"
     --warmup "${XT_WARMUP:-$WARMUP}")
+[ "${gpus:-0}" -gt 1 ] && xt+=(--gpus "$gpus")
 
 kit_start arrays
 for c in ${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload scalapack-256 scalapack-4096}; do

@@ -2,12 +2,14 @@
  * threads each registering its own slices, and how fast pageable and pinned memory copy to
  * the GPU: the facts the one call on host arrays chooses its pinning by (doors/pin.h).
  * Rows of the results' CSV (bench/bench_util.h), M the MiB moved, gbs the rate: system h2d
- * (memory pageable or pinned), pin and unpin (threads), memcpy (threads; host to host, as the
- * door's staging copies). */
+ * (memory pageable or pinned), pin and unpin (1-16 threads), memcpy (1, 2, 4, ... threads up
+ * to the online cores, and that count: host to host, as the door's staging copies, whose
+ * threads scale with the cores and GPUs, doors/stage.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bench/bench_util.h"
 #include "bench/bench_cuda.h"
 
@@ -27,8 +29,12 @@ static void *copy_slice(void *arg)
 /* GB/s copying bytes from src to dst with threads threads, each its contiguous share. */
 static double copy_rate(char *dst, char *src, size_t bytes, int threads)
 {
-	struct slice slices[64];
-	pthread_t ids[64];
+	struct slice *slices = calloc((size_t)threads, sizeof(*slices));
+	pthread_t *ids = calloc((size_t)threads, sizeof(*ids));
+	if (!slices || !ids) {
+		fprintf(stderr, "pin_rate: out of memory for %d threads\n", threads);
+		exit(1);
+	}
 	size_t share = bytes / (size_t)threads;
 	double t0 = bench_now();
 	for (int t = 0; t < threads; t++) {
@@ -38,7 +44,10 @@ static double copy_rate(char *dst, char *src, size_t bytes, int threads)
 	}
 	for (int t = 0; t < threads; t++)
 		pthread_join(ids[t], NULL);
-	return (double)share * threads / (bench_now() - t0) / 1e9;
+	double seconds = bench_now() - t0;
+	free(slices);
+	free(ids);
+	return (double)share * threads / seconds / 1e9;
 }
 
 static void *work(void *arg)
@@ -127,9 +136,18 @@ int main(int argc, char **argv)
 	size_t copy_bytes = bytes / 2;
 	BENCH_CUDA_CHECK(cudaMallocHost((void **)&pinned, copy_bytes));
 	copy_rate(pinned, host, copy_bytes, 8);
-	for (int threads = 1; threads <= 16; threads *= 2)
+	/* Up to the online cores (32 and 64 rows on a 64-core node), and that count when it is
+	 * not a power of two: whether more copiers still copy faster. */
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int cores = online > 0 ? (int)online : 1;
+	for (int threads = 1;; threads *= 2) {
+		if (threads > cores)
+			threads = cores;
 		row("memcpy", (long long)(copy_bytes >> 20), "pinned", threads,
 		    copy_rate(pinned, host, copy_bytes, threads));
+		if (threads == cores)
+			break;
+	}
 	BENCH_CUDA_CHECK(cudaFreeHost(pinned));
 	BENCH_CUDA_CHECK(cudaFree(dev));
 	free(host);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "runtime/env.h"
 #include "common/threads.h"
 #include "doors/runtime.h"
@@ -146,11 +145,7 @@ static void stager_init(struct sg_stager *st, const struct sg_precision *p, char
                         const struct panel *pn, int tile, int stage, int shared_A)
 {
 	int64_t m = pn->m, n = pn->n, k = pn->k;
-	int64_t threads = sg_env_int(SG_ENV_GEMM_STAGE_THREADS);
-	/* 16 copiers ran the n = 32768 DGEMM 5% faster than 8 on a 16-core H100 node (the GPU's
-	 * copies share the host's memory bandwidth with them). */
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	st->threads = threads > 0 ? (int)threads : cores < 16 ? (int)cores : 16;
+	st->threads = sg_stage_threads();
 	/* A leading dimension above INT_MAX cannot be registered in place (StarPU's is 32 bits,
 	 * the kernels' an int): such an operand is staged in every mode. A shared by later
 	 * panels is the first panel's: in place for them, and staged already. */
@@ -253,7 +248,8 @@ struct flight {
 /* What the verbose line reports, summed over the panels. */
 struct report {
 	double waited, pinning, product_end;
-	int sent_back;
+	int sent_back, copiers;   /* copiers: the most copier threads a panel started */
+	int numa_nodes;           /* NUMA nodes they were dealt over (0: not bound) */
 	const char *mode;
 };
 
@@ -314,6 +310,10 @@ static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int f
 	                           ? s.peak_remote_tiles : stats->peak_remote_tiles;
 	r->waited += f->o.stager.waited;
 	r->sent_back += f->o.stager.back_next;
+	if (f->o.stager.nthreads > r->copiers) {
+		r->copiers = f->o.stager.nthreads;
+		r->numa_nodes = f->o.stager.numa_nodes;
+	}
 	r->pinning += f->o.pins.seconds;
 	destroy_operands(&f->o, ret == 0);
 	f->active = 0;
@@ -396,14 +396,20 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	}
 	starpu_gemm_desc_destroy(shared_A);
 	sg_stage_array_release(&kept_A);
+	char copiers[64] = "", nodes[32] = "";
+	if (r.numa_nodes > 1)
+		snprintf(nodes, sizeof(nodes), " over %d NUMA nodes", r.numa_nodes);
+	if (r.copiers > 0)
+		snprintf(copiers, sizeof(copiers), " (%d copier thread%s%s)", r.copiers,
+		         r.copiers > 1 ? "s" : "", nodes);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
+		        "worker(s), %s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
 		        "waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest back, "
 		        "unregister, unpin %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
-		        r.mode ? r.mode : "failed", panels > 1 ? ", C in panels" : "", sg_now() - t0,
-		        t1 - t0, r.pinning, r.product_end - t1, r.waited, r.sent_back,
+		        r.mode ? r.mode : "failed", copiers, panels > 1 ? ", C in panels" : "",
+		        sg_now() - t0, t1 - t0, r.pinning, r.product_end - t1, r.waited, r.sent_back,
 		        sg_now() - r.product_end);
 	stats->pin_seconds = r.pinning;
 	return ret;

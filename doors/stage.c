@@ -1,9 +1,13 @@
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include <starpu.h>
 #include <starpu_gemm.h>
 #include "runtime/env.h"
@@ -154,6 +158,88 @@ void sg_stage_pool_drain(void)
 	free(pool.free);
 	pool.free = NULL;
 	pool.capacity = 0;
+}
+
+/* --- how many copiers ------------------------------------------------------------------------- */
+
+/* 16 copiers per GPU: on one H100 (16 cores) memcpy into pinned memory flattened at 16 threads
+ * (55 GB/s with 8, 65 with 16) and 16 ran the n = 32768 DGEMM 5% faster than 8, but 4 GPUs eat
+ * host data 4 times as fast and on the 64-core 4 x H200 node 16 threads copy only ~33 GB/s:
+ * the door reached 0.757 x the driver there (bench/notes-arrays.md, "Four GPUs"). The cores
+ * are the calling thread's (sched_getaffinity, not the node's): a rank bound to a few cores
+ * does not start more copiers than it has cores. */
+#define SG_STAGE_THREADS_PER_GPU 16
+
+static int cores_of_caller(void)
+{
+	cpu_set_t mine;
+	if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && CPU_COUNT(&mine) > 0)
+		return CPU_COUNT(&mine);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (int)online : 1;
+}
+
+int sg_stage_threads(void)
+{
+	int64_t setting = sg_env_int(SG_ENV_GEMM_STAGE_THREADS);
+	if (setting > 0)
+		return (int)setting;
+	int gpus = (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM);
+	int most = SG_STAGE_THREADS_PER_GPU * (gpus > 1 ? gpus : 1);
+	int cores = cores_of_caller();
+	return cores < most ? cores : most;
+}
+
+/* --- where the copiers run -------------------------------------------------------------------- */
+
+/* On a node of several NUMA nodes the copiers are dealt round-robin over them, each bound to
+ * its node's cores (those the calling thread may use), so that every node's cores and memory
+ * controllers copy, whatever the scheduler does. The simple version: a tile is not copied by
+ * a thread near the GPU that reads it, nor near its memory (bench/notes-arrays.md, "Four
+ * GPUs"). One NUMA node, or the caller's cores on one: the threads are not bound. */
+static struct {
+	pthread_once_t once;
+	int count;               /* NUMA nodes with CPUs */
+	cpu_set_t *cpus;         /* their CPUs */
+} numa = { PTHREAD_ONCE_INIT, 0, NULL };
+
+static void numa_find(void)
+{
+	hwloc_topology_t topology;
+	if (hwloc_topology_init(&topology) != 0)
+		return;
+	int nodes = hwloc_topology_load(topology) == 0
+	            ? hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE) : 0;
+	if (nodes > 1)
+		numa.cpus = calloc((size_t)nodes, sizeof(*numa.cpus));
+	for (int n = 0; numa.cpus && n < nodes; n++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, (unsigned)n);
+		if (node && node->cpuset && /* memory-only nodes have no CPU */
+		    hwloc_cpuset_to_glibc_sched_affinity(topology, node->cpuset, &numa.cpus[numa.count],
+		                                         sizeof(cpu_set_t)) == 0 &&
+		    CPU_COUNT(&numa.cpus[numa.count]) > 0)
+			numa.count++;
+	}
+	hwloc_topology_destroy(topology);
+}
+
+/* The CPUs of each NUMA node that the calling thread may use, for the nodes that have some;
+ * returns how many nodes (0 when there is nothing to spread over), *cpus to free. */
+static int copier_nodes(cpu_set_t **cpus)
+{
+	*cpus = NULL;
+	pthread_once(&numa.once, numa_find);
+	cpu_set_t mine;
+	if (numa.count < 2 || sched_getaffinity(0, sizeof(mine), &mine) != 0 ||
+	    !(*cpus = calloc((size_t)numa.count, sizeof(**cpus))))
+		return 0;
+	int count = 0;
+	for (int n = 0; n < numa.count; n++) {
+		CPU_AND(&(*cpus)[count], &numa.cpus[n], &mine);
+		if (CPU_COUNT(&(*cpus)[count]) > 0)
+			count++;
+	}
+	return count > 1 ? count : 0;
 }
 
 /* --- operands ---------------------------------------------------------------------------------- */
@@ -395,10 +481,25 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 			st->back = NULL;
 		}
 	}
-	int threads = st->threads < 1 ? 1 : st->threads > 32 ? 32 : st->threads;
-	for (st->nthreads = 0; st->nthreads < threads; st->nthreads++)
-		if (pthread_create(&st->ids[st->nthreads], NULL, copier, st) != 0)
+	int threads = st->threads < 1 ? 1 : st->threads;
+	cpu_set_t *near;
+	st->numa_nodes = copier_nodes(&near);
+	st->ids = malloc(sizeof(*st->ids) * (size_t)threads);
+	for (st->nthreads = 0; st->ids && st->nthreads < threads; st->nthreads++) {
+		pthread_attr_t attr;
+		if (pthread_attr_init(&attr) != 0)
 			break;
+		if (st->numa_nodes)
+			pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
+			                            &near[st->nthreads % st->numa_nodes]);
+		int started = pthread_create(&st->ids[st->nthreads], &attr, copier, st) == 0;
+		pthread_attr_destroy(&attr);
+		if (!started && st->numa_nodes) /* a binding refused: where the caller's threads are */
+			started = pthread_create(&st->ids[st->nthreads], NULL, copier, st) == 0;
+		if (!started)
+			break;
+	}
+	free(near);
 	if (st->nthreads == 0) { /* copy here, all of it, and C back after the product */
 		free(st->back);
 		st->back = NULL;
@@ -453,6 +554,8 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 		pthread_mutex_unlock(&st->lock);
 		for (int t = 0; t < st->nthreads; t++)
 			pthread_join(st->ids[t], NULL);
+		free(st->ids);
+		st->ids = NULL;
 		pthread_mutex_destroy(&st->lock);
 		pthread_cond_destroy(&st->cond);
 		free(st->order);

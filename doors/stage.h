@@ -6,7 +6,8 @@
  * computes; the walk waits only for each task's own tiles (a task hook); C's tiles are copied
  * back one by one as the walk finishes them, the last one after the product. The pool holds
  * at most STARPU_GEMM_STAGE_MB MiB (default: a quarter of the node's memory); a product whose
- * tiles do not fit pins its operands instead. */
+ * tiles do not fit pins its operands instead. On a node of several NUMA nodes the copiers are
+ * dealt round-robin over them, each bound to its node's cores. */
 #ifndef SG_DOORS_STAGE_H
 #define SG_DOORS_STAGE_H
 
@@ -35,10 +36,11 @@ struct starpu_gemm_desc;
 struct sg_stager {
 	struct sg_stage_array A, B, C;
 	int copy_c;              /* beta != 0: C's tiles are read */
-	int threads;             /* copier threads (STARPU_GEMM_STAGE_THREADS, default 16 or cores) */
+	int threads;             /* copier threads (sg_stage_threads) */
 	struct sg_stage_job *order;
 	int norder, next, done, stop, nthreads;
-	pthread_t ids[32];
+	pthread_t *ids;          /* threads of them */
+	int numa_nodes;          /* NUMA nodes they are dealt over (0: not bound) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
@@ -53,6 +55,10 @@ struct sg_stager {
 	struct sg_back_ref *refs;
 };
 
+/* How many threads copy a product's tiles (and fill the pool): STARPU_GEMM_STAGE_THREADS, else
+ * the cores the calling thread may run on, at most 16 per GPU of this process (16 without
+ * GPUs). While StarPU runs. */
+int sg_stage_threads(void);
 /* Describe one operand (stage: 0 to use it in place). */
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
                          int64_t ld, size_t elemsize, int tile, int stage);

@@ -121,8 +121,9 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	                           "MiB of pinned tiles starpu_gemm_gemm stages through (fractions "
 	                           "allowed)", NULL },
 	OUR_INT(SG_ENV_GEMM_STAGE_THREADS, "STARPU_GEMM_STAGE_THREADS", 1, 1024,
-	        "a number of threads", "0", "the node's cores, at most 16",
-	        "threads copying staged tiles"),
+	        "a number of threads", "0", "the cores the calling thread may run on "
+	        "(its affinity), at most 16 per GPU of the process (16 without GPUs)",
+	        "threads copying staged tiles and filling the staging pool"),
 	OUR_INT(SG_ENV_GEMM_VERBOSE, "STARPU_GEMM_VERBOSE", 0, INT_MAX, SWITCH, "0", "0",
 	        "1: the doors say what each call did"),
 	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",

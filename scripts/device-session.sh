@@ -9,10 +9,13 @@
 #   calibrate  perfmodels/calibrate.sh: history perf models for this node
 #   quick      bench/gpu.sh --quick (n = 8192 16384, 2 runs each)
 #   bench      bench/gpu.sh (N_LIST, G_LIST, CASES... as it documents)
-#   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned
-#              (rows of the results' CSV)
+#   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned,
+#              host memcpy with 1, 2, 4, ... threads up to the cores (rows of the results' CSV)
 #   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
-#   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N as it documents)
+#   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N, GPUS as it documents), once per entry
+#              of ARRAYS_GPUS [all]: "all" every GPU of the node, a number that many (GPUS);
+#              issue 29: N_LIST=49152 PRELOAD_N=49152 CASES="driver gemm-pageable preload"
+#              ARRAYS_GPUS="all 1"
 #   Each benchmark stage leaves its CSV, table, log and plot under bench/ in results.tar.gz;
 #   bench/report.py remakes the table and plot from the CSV anywhere.
 #   tensor     issue 17 on one GPU: the tensor-core GPU tests (tests/gpu.sh GPU_TENSOR_ONLY=1),
@@ -115,7 +118,14 @@ stage_tune() {
 }
 stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}" | tee "$out/pins.csv"; }
 stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
-stage_arrays() { RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh"; }
+stage_arrays() {
+  local g rc=0
+  for g in ${ARRAYS_GPUS:-all}; do
+    [ "$g" = all ] && g=
+    GPUS=$g RESULTS=$out/bench BUILD=$sg/build LIB=$sg/lib "$sg/bench/arrays.sh" || rc=$?
+  done
+  return "$rc"
+}
 stage_tensor() {
   if [ "${TENSOR_TESTS:-1}" = 1 ]; then
     STARPU_NCUDA=1 top_srcdir=$sg top_builddir=$sg/build GPU_TENSOR_ONLY=1 "$sg/tests/gpu.sh"

@@ -28,6 +28,35 @@ grep -v '^starpu_gemm: [sdcz]gemm' <<< "$out"
 panels=$(grep -c 'C in panels' <<< "$out" || true)
 [ "$panels" -gt 0 ] || { echo "FAIL no product ran in panels with a $pool_mb MiB pool"; exit 1; }
 echo "PASS $panels products ran in panels of C with a $pool_mb MiB staging pool"
+# How many threads copy staged tiles (doors/stage.c, sg_stage_threads), from the verbose
+# lines: STARPU_GEMM_STAGE_THREADS when set; else the cores the calling thread may run on (its
+# affinity, as nproc counts them), at most 16 per GPU, 16 without: one core under taskset. On
+# several NUMA nodes (here a synthetic topology of two, one core each) they are dealt over them.
+copiers() { # COMMAND PREFIX...: what the products' lines say of their copiers, each once
+  "$@" env STARPU_GEMM_PIN=stage STARPU_GEMM_VERBOSE=1 SEED=1 STARPU_GEMM_TILE=16 \
+    STARPU_NCPU=1 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 2 2>&1 |
+    sed -n 's/.*staged through pinned tiles (\([0-9][^)]*\)).*/\1/p' | sort -u | paste -sd';'
+}
+check_copiers() { # WHAT EXPECTED COMMAND PREFIX...
+  local what=$1 expected=$2 got; shift 2
+  got=$(copiers "$@")
+  [ "$got" = "$expected" ] || { echo "FAIL $what: '$got', expected '$expected'"; exit 1; }
+  echo "PASS $what: $got"
+}
+check_copiers "STARPU_GEMM_STAGE_THREADS=3" "3 copier threads" env STARPU_GEMM_STAGE_THREADS=3
+if [ "${STARPU_NCUDA:-0}" = 0 ]; then
+  n=$(nproc); n=$((n < 16 ? n : 16))
+  check_copiers "default without GPUs, $(nproc) core(s)" \
+    "$n copier thread$([ "$n" -gt 1 ] && echo s)" env
+fi
+if command -v taskset > /dev/null; then
+  first=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+  check_copiers "default under taskset -c $first" "1 copier thread" taskset -c "$first"
+  if taskset -c 0,1 true 2> /dev/null; then
+    check_copiers "2 NUMA nodes (synthetic)" "4 copier threads over 2 NUMA nodes" \
+      taskset -c 0,1 env HWLOC_SYNTHETIC="numa:2 core:1 pu:1" STARPU_GEMM_STAGE_THREADS=4
+  fi
+fi
 STARPU_NCPU=${STARPU_NCPU:-1} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 3
 # StarPU's life around the door: the application's, then the door's own, then none at exit
 # (staged too: the pool's buffers outlive the application's StarPU).
