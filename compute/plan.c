@@ -377,10 +377,12 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 			break;
 	}
 	if (d < 1) {
+		char gpu_text[48] = ""; /* CPU workers alone: no word of GPUs */
+		if (gpu_tiles > 0)
+			snprintf(gpu_text, sizeof(gpu_text), "%.0f MB per GPU / ", plan->gpu_mem / 1e6);
 		snprintf(why, whylen, "one chunk does not fit: a %dx%d block of C with lookahead %d "
-		         "needs more than %.0f MB per GPU / %.0f MB of host memory (tile %d); use a "
-		         "smaller tile or force -b/-c", b, c, plan->lookahead, plan->gpu_mem / 1e6,
-		         plan->host_mem / 1e6, pb.tile);
+		         "needs more than %s%.0f MB of host memory (tile %d); use a smaller tile or "
+		         "force -b/-c", b, c, plan->lookahead, gpu_text, plan->host_mem / 1e6, pb.tile);
 		return -ENOMEM;
 	}
 	plan->b = b;

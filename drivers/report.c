@@ -138,9 +138,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
+		/* The default is dmdas with CUDA workers, lws without: each run names only its
+		 * own, so a CPU-only run says no word of GPUs. */
 		printf("scheduler: %s (%s)\n", rep->sched,
 		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
-		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
+		       rep->ncuda ? "the library's default with CUDA workers; STARPU_SCHED overrides"
+		                  : "the library's default on CPU workers; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++) {
 			printf("workers: rank %d: %d CPU", r, all[3 * r]);
 			if (all[3 * r + 1] || all[3 * r + 2]) /* CPU-only ranks: no word of GPUs */

@@ -86,13 +86,18 @@ else
 	echo "PASS --plan"
 fi
 
-# The human-readable report: scheduler, workers, iteration line, traffic table.
+# The human-readable report: scheduler, workers, iteration line, traffic table; on CPU
+# workers alone (mpirun.sh: STARPU_NCUDA=0), not a word of GPUs on any line (issue 30).
 status=0
 "$top_srcdir/tests/mpirun.sh" 2 "$driver" -M 200 -N 200 -K 200 -t 64 --niter 1 --warmup 0 \
-	>"$out" 2>&1 || status=$?
-for pattern in '^scheduler: ' '^workers: rank 1: ' '^iteration 1/1: .* GFLOP/s' '^  MPI '; do
+	--check >"$out" 2>&1 || status=$?
+for pattern in '^scheduler: ' '^workers: rank 1: ' '^iteration 1/1: .* GFLOP/s' '^  MPI ' \
+	'^memory: peak'; do
 	grep -q "$pattern" "$out" || fail "report has no line matching '$pattern'"
 done
+if grep -Ei 'gpu|cuda|nvlink|device' "$out"; then
+	fail "a CPU-only report speaks of GPUs (the lines above)"
+fi
 [ "$status" -eq 0 ] || fail "report run exited $status"
 echo "PASS report"
 sed 's/^/    /' "$out"
