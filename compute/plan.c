@@ -139,7 +139,7 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * where node sharing leaves no tile to cross. */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
-/* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
+/* Where a task's memory is 1% of its tile's or more (tiles under 260 kB: t < 180 in double),
  * the throttle keeps at most this many tasks in flight per rank, by the chunk depth d and for
  * tiny tiles by the C block: 21 MB of StarPU's, few enough that the bound stays tight where
  * the workers keep up with the submission and fewer are in flight (bench/rss.sh). Larger
@@ -219,7 +219,7 @@ static void refuse_handles(const struct sg_problem *pb, double handles, double h
 	if (handles_at(pb, hi) * per_handle <= half)
 		snprintf(advice, sizeof(advice), "use a tile of at least %lld (-t)", (long long)hi);
 	snprintf(why, whylen, "%.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
-	        "handles per rank (%.1f KB each), more than half of the %.1f GB of host memory per "
+	        "handles per rank (%.1f kB each), more than half of the %.1f GB of host memory per "
 	        "rank: %s", handles, pb->tile, pb->tile, (double)pb->Mt * pb->Nt * pb->Kt,
 	        handle_bytes / 1e9, per_handle / 1e3, host_mem / 1e9, advice);
 }
