@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
+#include <hwloc.h>
 #include "runtime/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
@@ -67,21 +68,90 @@ static void single_threaded_blas(void)
 #endif
 }
 
-/* Collective over host: a note when a rank is bound to fewer cores than its share of the
- * node (mpirun binds each rank to one core by default when it starts 2 or fewer: the library
- * then has one core to work on, whatever the node has). */
-static void note_binding(MPI_Comm host)
+/* How many CPUs (hardware threads) this process is bound to, and how many its node allows
+ * (hwloc's allowed set: the node, or the cgroup of a Slurm allocation or a container, where
+ * sysconf would count CPUs no rank may use). Read before StarPU starts: the library then
+ * narrows the calling thread to its share of the node. */
+struct binding {
+	int bound, allowed;
+};
+
+static struct binding read_binding(void)
 {
-	cpu_set_t bound;
-	int host_ranks, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct binding b = { 0, (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	cpu_set_t mine;
+	b.bound = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? CPU_COUNT(&mine) : b.allowed;
+	hwloc_topology_t topology;
+	if (hwloc_topology_init(&topology) == 0) {
+		int allowed = hwloc_topology_load(topology) == 0
+		              ? hwloc_bitmap_weight(hwloc_topology_get_allowed_cpuset(topology)) : 0;
+		if (allowed > 0)
+			b.allowed = allowed;
+		hwloc_topology_destroy(topology);
+	}
+	return b;
+}
+
+/* "0", "0 and 2", "0, 2 and 5", at most 8 named then "and N more": the ranks flagged. */
+static void rank_list(const int *flagged, int n, char *text, size_t len)
+{
+	int total = 0, named = 0;
+	size_t used = 0;
+	for (int r = 0; r < n; r++)
+		total += flagged[r];
+	text[0] = '\0';
+	for (int r = 0; r < n && named < 8; r++) {
+		if (!flagged[r])
+			continue;
+		named++;
+		const char *sep = named == 1 ? "" : named == total ? " and " : ", ";
+		used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%d", sep, r);
+	}
+	if (named < total && used < len)
+		snprintf(text + used, len - used, " and %d more", total - named);
+}
+
+/* Collective: one note, from rank 0, when ranks are bound to fewer CPUs than their share of
+ * their node (its allowed CPUs over its ranks): mpirun binds each rank to one core when it
+ * starts 2 or fewer, and the library then has that core to work on, whatever the node has.
+ * A note, never an error: the user may want it so. */
+static void note_binding(const struct binding *mine, MPI_Comm host)
+{
+#ifdef STARPU_SIMGRID
+	(void)mine, (void)host; /* simulated ranks are threads of one process */
+#else
+	int host_ranks;
 	MPI_Comm_size(host, &host_ranks);
-	int mine = sched_getaffinity(0, sizeof(bound), &bound) == 0 ? CPU_COUNT(&bound) : cores;
-	char text[256] = "";
-	if (host_ranks > 0 && mine < cores / host_ranks)
-		snprintf(text, sizeof(text), "rank %d is bound to %d of its node's %d cores, fewer "
-		         "than its share (%d): run mpirun with --bind-to none, and the library splits "
-		         "the node's cores among its ranks", rank, mine, cores, cores / host_ranks);
-	say_first(text, "note");
+	int share = mine->allowed / (host_ranks > 0 ? host_ranks : 1);
+	int facts[3] = { mine->bound, mine->allowed, share };
+	int *all = rank == 0 ? malloc(sizeof(facts) * (size_t)nranks) : NULL;
+	int *flagged = rank == 0 ? calloc((size_t)nranks, sizeof(int)) : NULL;
+	sg_driver_gather(facts, all, (int)sizeof(facts), MPI_COMM_WORLD);
+	int first = -1, count = 0;
+	for (int r = 0; all && flagged && r < nranks; r++)
+		if (all[3 * r] < all[3 * r + 2]) {
+			flagged[r] = 1;
+			count++;
+			if (first < 0)
+				first = r;
+		}
+	if (count == 1) {
+		fprintf(stderr, "starpu_gemm: note: rank %d is bound to %d of its node's %d CPUs, "
+		        "fewer than its share (%d): run mpirun with --bind-to none, and the library "
+		        "splits the node's cores among its ranks\n", first, all[3 * first],
+		        all[3 * first + 1], all[3 * first + 2]);
+	} else if (count > 1) {
+		char ranks[160];
+		rank_list(flagged, nranks, ranks, sizeof(ranks));
+		fprintf(stderr, "starpu_gemm: note: ranks %s are bound to fewer CPUs than their share "
+		        "of their node (rank %d: %d of %d CPUs, share %d): run mpirun with --bind-to "
+		        "none, and the library splits each node's cores among its ranks\n", ranks,
+		        first, all[3 * first], all[3 * first + 1], all[3 * first + 2]);
+	}
+	fflush(stderr);
+	free(all);
+	free(flagged);
+#endif
 }
 
 static void stop_starpu(void)
@@ -441,6 +511,7 @@ int main(int argc, char **argv)
 	opts.check = 0;
 #endif
 	single_threaded_blas();
+	struct binding binding = read_binding();
 	/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves; every rank starts, or
 	 * none does, and all say the same. */
 	char notice[512];
@@ -456,7 +527,7 @@ int main(int argc, char **argv)
 	say_first(notice, "notice");
 	/* The library's node communicator: what node sharing and the plan see as a node. */
 	MPI_Comm host = starpu_gemm_node_comm(MPI_COMM_WORLD);
-	note_binding(host);
+	note_binding(&binding, host);
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
 	 * size that fails is reported and the next one still runs; the worst status is kept. */
 	int status = EXIT_OK;
