@@ -55,6 +55,52 @@ static int agree_on_error(const char *error)
 	return say_first(error, "error");
 }
 
+/* --csv FILE: rank 0's stdout becomes FILE, written by rank 0 itself. Under mpirun a rank's
+ * stdout is a pipe to mpirun, which drops what it cannot write (a full disk) and tells no
+ * rank, so --csv > file cannot fail the run; a file of our own can. Opened before StarPU
+ * starts, so a bad path costs nothing; text says why it failed, for the ranks to agree on
+ * once StarPU runs (their collectives need it under simulation). */
+static void open_csv_file(const char *path, char *text, size_t len)
+{
+	if (rank != 0 || !path)
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		char shown[96];
+		sg_driver_error(text, len, "--csv: cannot write '%s': %s",
+		                sg_printable(path, shown, sizeof(shown)), strerror(errno));
+	}
+	if (fd > STDOUT_FILENO)
+		close(fd);
+}
+
+/* Rank 0: whether all it printed on stdout got there (rows lost to a full disk or a closed
+ * pipe: --csv > file, --csv FILE), and for --csv FILE whether closing it did too (NFS reports
+ * some errors only then); stdout is /dev/null afterwards. text says what failed. */
+static void finish_output(const char *path, char *text, size_t len)
+{
+	if (rank != 0)
+		return;
+	sg_report_flush();
+	int why = sg_report_flush_errno(), failed = why || ferror(stdout);
+	if (!failed && path) {
+		errno = 0;
+		failed = close(STDOUT_FILENO) != 0;
+		why = errno;
+		int null = open("/dev/null", O_WRONLY); /* the lowest free descriptor: 1 */
+		if (null > STDOUT_FILENO) {
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+	}
+	char shown[96] = "standard output";
+	if (path)
+		sg_printable(path, shown, sizeof(shown));
+	if (failed)
+		sg_driver_error(text, len, "writing the results to %s failed: %s", shown,
+		                why ? strerror(why) : "an earlier write failed");
+}
+
 /* One BLAS thread per call: every StarPU CPU worker already owns a core, and a threaded
  * OpenBLAS would start its own threads on all of them from each worker's tile GEMM, so n
  * workers would run n x n threads on n cores. This is the program's choice, made here and not
@@ -381,7 +427,7 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	else
 		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
 		       sg_driver_format_bytes(bound, b, sizeof(b)));
-	fflush(stdout);
+	sg_report_flush();
 }
 
 /* One product size, from the tile to the report. Collective. Returns the exit status. The
@@ -512,6 +558,8 @@ int main(int argc, char **argv)
 #endif
 	single_threaded_blas();
 	struct binding binding = read_binding();
+	char csv_err[256] = "";
+	open_csv_file(opts.csv_path, csv_err, sizeof(csv_err));
 	/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves; every rank starts, or
 	 * none does, and all say the same. */
 	char notice[512];
@@ -525,6 +573,11 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	say_first(notice, "notice");
+	if (agree_on_error(csv_err)) {
+		stop_starpu();
+		end_mpi();
+		return EXIT_BAD_INPUT;
+	}
 	/* The library's node communicator: what node sharing and the plan see as a node. */
 	MPI_Comm host = starpu_gemm_node_comm(MPI_COMM_WORLD);
 	note_binding(&binding, host);
@@ -540,13 +593,10 @@ int main(int argc, char **argv)
 		if (size_status > status)
 			status = size_status;
 	}
-	/* Rows lost to a full disk or a closed pipe (--csv > file) fail the run, on every rank. */
-	int lost = rank == 0 && (fflush(stdout) != 0 || ferror(stdout)), any_lost;
-	sg_driver_allreduce(&lost, &any_lost, 1, sizeof(int), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (lost)
-		fprintf(stderr, "starpu_gemm: error: writing the results to standard output failed: "
-		        "%s\n", strerror(errno));
-	if (any_lost && status < EXIT_FAILED)
+	/* Results that did not reach their file fail the run, on every rank. */
+	char output_err[256] = "";
+	finish_output(opts.csv_path, output_err, sizeof(output_err));
+	if (agree_on_error(output_err) && status < EXIT_FAILED)
 		status = EXIT_FAILED;
 	stop_starpu();
 	end_mpi();

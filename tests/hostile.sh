@@ -165,7 +165,9 @@ done <<TABLE
 2 | 20 | - | unknown option '-x' in '-qx' | | -qx
 2 | 20 | - | unknown option '-\x07' | | -$'\a'
 2 | 20 | - | --check takes no value (got '--check=yes') | | --check=yes
-2 | 20 | - | --csv takes no value (got '--csv=1') | | --csv=1
+2 | 20 | - | --plan takes no value (got '--plan=1') | | --plan=1
+2 | 20 | - | --csv: empty file name | | --csv ''
+2 | 20 | - | --csv: cannot write '/nonexistent-dir/x.csv': No such file or directory | | $S --csv /nonexistent-dir/x.csv
 2 | 20 | - | unexpected argument 'extra' | | -M 64 extra
 2 | 20 | - | unknown option '--M\x0d\x0a' | | --M$'\r\n'
 0 | 30 | - | check: PASSED | | --M=64 --N=48 --K=80 --tile=32 -q --check
