@@ -139,6 +139,19 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * where node sharing leaves no tile to cross. */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
+/* OpenBLAS packs a panel of B as wide as the tile: 2 MiB per worker held up to tiles of 512,
+ * which bench/rss.sh measured, and the CPU tiles of 1024 and 2048 (the tile rule's since it
+ * follows the workers) peaked above it, 4096^3 on 1 and 2 workers: per worker 2.1 and 5.1 MB
+ * more in d, 1.7 in s and 3.0 in z at 2048. Per column of the tile beyond 512: */
+#define SG_WORKER_COLUMN_HOST_BYTES 5120.0
+
+/* Host memory of one CPU worker beside the tiles. Where the rank has GPUs they run every GEMM
+ * task (compute/pgemm.c), so no CPU worker's panel grows with the tile. */
+static double worker_host_bytes(int tile, int gpus)
+{
+	return SG_WORKER_HOST_BYTES +
+	       (gpus == 0 && tile > 512 ? (tile - 512) * SG_WORKER_COLUMN_HOST_BYTES : 0);
+}
 /* Where a task's memory is 1% of its tile's or more (tiles under 260 kB: t < 180 in double),
  * the throttle keeps at most this many tasks in flight per rank, by the chunk depth d and for
  * tiny tiles by the C block: 21 MB of StarPU's, few enough that the bound stays tight where
@@ -408,7 +421,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	}
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
-	                   res->cpu_workers_max * SG_WORKER_HOST_BYTES +
+	                   res->cpu_workers_max * worker_host_bytes(pb.tile, res->gpus) +
 	                   (!pb.local && pb.P * pb.Q > 1 ? SG_MPI_HOST_BYTES : 0);
 	/* C at home: a scratch tile's handle for each of the rank's C tiles (unregistered after
 	 * the product), and a host copy of every scratch tile of the blocks in flight: on CPU
