@@ -421,13 +421,20 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 		printf("memory: peak resident per rank %s, bound %s%s\n",
 		       sg_driver_format_bytes_to(peak, 3, p, sizeof(p)),
 		       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)),
-		       /* The bound is the product's; the check's reference rows and columns come
-		        * on top (bench/rss.sh, which compares the two, runs without it). */
-		       o->check ? " (the product's; --check's reference buffers come on top)" : "");
-	else
-		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
-		       sg_driver_format_bytes(bound, b, sizeof(b)));
+		       o->check ? " (with --check's reference buffers)" : "");
+	else /* --plan: no matrix, so nothing to size the check's buffers from */
+		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's%s)\n",
+		       sg_driver_format_bytes(bound, b, sizeof(b)),
+		       o->check ? "; not --check's reference buffers" : "");
 	sg_report_flush();
+}
+
+/* Collective: the largest of the ranks' host memory bounds. */
+static double largest(double mine)
+{
+	double bound;
+	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	return bound;
 }
 
 /* One product size, from the tile to the report. Collective. Returns the exit status. The
@@ -467,11 +474,9 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	/* What this process holds now (StarPU, MPI, the libraries), its tiles, the plan's, and its
 	 * node peers' tiles it reads in place (their pages are resident here too). */
 	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes +
-	              plan.node_mapped_bytes, bound;
-	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX,
-	                    MPI_COMM_WORLD);
+	              plan.node_mapped_bytes;
 	if (opts->plan_only) {
-		report_memory(opts, bound, 0);
+		report_memory(opts, largest(mine), 0);
 		return EXIT_OK;
 	}
 
@@ -481,6 +486,11 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	struct matrices m;
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
+	/* The check runs with the product's tiles still resident: its buffers come on top. */
+	if (opts->check)
+		mine += starpu_gemm_check_host_bytes(opts->gemm.math, opts->transA, opts->transB,
+		                                     m.A, m.B, m.C, check_samples(opts));
+	double bound = largest(mine);
 	int status = run(opts, &gemm_opts, &m, &rep);
 	destroy_matrices(&m);
 	double peak, my_peak = sg_driver_peak_rss();
