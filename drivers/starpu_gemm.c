@@ -164,8 +164,8 @@ static void rank_list(const int *flagged, int n, char *text, size_t len)
 static void note_binding(const struct binding *mine, MPI_Comm host)
 {
 #ifdef STARPU_SIMGRID
-	(void)mine, (void)host; /* simulated ranks are threads of one process */
-#else
+	return; /* simulated ranks are threads of one process, on no core of their own */
+#endif
 	int host_ranks;
 	MPI_Comm_size(host, &host_ranks);
 	int share = mine->allowed / (host_ranks > 0 ? host_ranks : 1);
@@ -197,7 +197,6 @@ static void note_binding(const struct binding *mine, MPI_Comm host)
 	fflush(stderr);
 	free(all);
 	free(flagged);
-#endif
 }
 
 static void stop_starpu(void)
