@@ -30,13 +30,19 @@ static const char *invalid(struct sg_check *ck, char transA, char transB, int64_
 	return NULL;
 }
 
+/* One tile of X, regenerated at a time by local_sum_squares. */
+static size_t tile_buffer_bytes(const struct starpu_gemm_desc *X)
+{
+	int64_t rmax = X->tile < X->m ? X->tile : X->m, cmax = X->tile < X->n ? X->tile : X->n;
+	return (size_t)(rmax * cmax) * X->p->elemsize;
+}
+
 /* Sum of |x|^2 over the tiles of X this rank owns, regenerated from the seed: each rank does
  * its share and one reduction gives ||X||_F^2, without reading the tiles. */
 static int local_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, double *sum)
 {
 	*sum = 0;
-	int64_t rmax = X->tile < X->m ? X->tile : X->m, cmax = X->tile < X->n ? X->tile : X->n;
-	void *buf = malloc((size_t)(rmax * cmax) * X->p->elemsize);
+	void *buf = malloc(tile_buffer_bytes(X));
 	if (!buf)
 		return -ENOMEM;
 	SG_DESC_FOR_LOCAL(X, t) {
@@ -59,9 +65,14 @@ static int local_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, do
  * irrelevant next to a bound of 10). Small matrices are summed exactly. */
 #define NORM_SAMPLES ((int64_t)1 << 16)
 
+static int summed_exactly(const struct starpu_gemm_desc *X)
+{
+	return (double)X->m * (double)X->n <= (double)(NORM_SAMPLES * X->nranks);
+}
+
 static int estimated_sum_squares(const struct starpu_gemm_desc *X, uint64_t seed, double *sum)
 {
-	if ((double)X->m * (double)X->n <= (double)(NORM_SAMPLES * X->nranks))
+	if (summed_exactly(X))
 		return local_sum_squares(X, seed, sum);
 	uint64_t state = seed ^ ((uint64_t)(X->rank + 1) << 40);
 	double squares = 0, value[2];
@@ -96,6 +107,30 @@ void starpu_gemm_check_describe(FILE *out, char prec, int math)
 	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps), input, c_term,
 	        sg_precision_of_c(p)->name,
 	        p->input_eps > 0 ? "; TF32 rounds A and B to 10 mantissa bits" : "");
+}
+
+/* What a norm of X allocates: a tile, where it is summed exactly. */
+static double norm_bytes(const struct starpu_gemm_desc *X, int64_t samples)
+{
+	return samples == 0 || summed_exactly(X) ? (double)tile_buffer_bytes(X) : 0;
+}
+
+double starpu_gemm_check_host_bytes(int math, char transA, char transB,
+                                    const struct starpu_gemm_desc *A,
+                                    const struct starpu_gemm_desc *B,
+                                    const struct starpu_gemm_desc *C, int64_t samples)
+{
+	/* alpha and beta: only there, as invalid() wants them; never read. */
+	double unused[4] = { 0 }, residual;
+	struct sg_check ck = { .alpha = unused, .beta = unused, .A = A, .B = B, .C = C,
+	                       .math = math };
+	char msg[160];
+	if (invalid(&ck, transA, transB, samples, &residual, msg, sizeof(msg)))
+		return 0;
+	/* The norms' buffers are freed before the comparison's are allocated. */
+	double norms = fmax(norm_bytes(A, samples), norm_bytes(B, samples));
+	return fmax(norms, samples > 0 ? sg_check_sampled_bytes(&ck, samples)
+	                               : sg_check_full_bytes(&ck));
 }
 
 int starpu_gemm_check(char transA, char transB, const void *alpha,

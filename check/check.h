@@ -33,5 +33,8 @@ int sg_check_full(struct sg_check *ck);
 /* samples random entries of this rank's C tiles against dot products; every entry is still
  * scanned for NaN/Inf. */
 int sg_check_sampled(struct sg_check *ck, int64_t samples);
+/* The host memory each of them allocates at once, from the same sizes as its allocations. */
+double sg_check_full_bytes(const struct sg_check *ck);
+double sg_check_sampled_bytes(const struct sg_check *ck, int64_t samples);
 
 #endif

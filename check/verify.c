@@ -14,6 +14,10 @@
 #define PANEL_ELEMS ((int64_t)1 << 20)
 /* Length in k of one regenerated piece of a row of op(A) or column of op(B), sampled mode. */
 #define DOT_CHUNK 4096
+/* The full check's CBLAS GEMM runs on the calling thread, whose BLAS buffers come beside the
+ * idle workers': 2 MiB, a worker's at tiles up to 512 (compute/plan.c). Without them a
+ * checked 1024^3 in double at t = 512 peaked 0.7 MB above the panels and the product. */
+#define BLAS_THREAD_BYTES (2.0 * 1048576)
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -94,16 +98,36 @@ static int reference_tile(struct sg_check *ck, struct panels *w, int i, int j, i
 	return 0;
 }
 
-int sg_check_full(struct sg_check *ck)
+/* Bytes of the reference tile and of one panel of op(A) and op(B) in full mode, and the
+ * panels' k extent: so memory stays a few tiles whatever K. */
+static void panel_bytes(const struct sg_check *ck, size_t bytes[3], int64_t *kc)
 {
 	const struct starpu_gemm_desc *C = ck->C;
 	size_t es = ck->pr->elemsize;
 	int64_t rmax = min64(C->tile, C->m), cmax = min64(C->tile, C->n);
+	*kc = min64(ck->K, PANEL_ELEMS / (rmax > cmax ? rmax : cmax) + 1);
+	bytes[0] = (size_t)(rmax * cmax) * es;
+	bytes[1] = (size_t)(rmax * *kc) * es;
+	bytes[2] = (size_t)(cmax * *kc) * es;
+}
+
+double sg_check_full_bytes(const struct sg_check *ck)
+{
+	size_t bytes[3];
+	int64_t kc;
+	panel_bytes(ck, bytes, &kc);
+	return (double)bytes[0] + (double)bytes[1] + (double)bytes[2] + BLAS_THREAD_BYTES;
+}
+
+int sg_check_full(struct sg_check *ck)
+{
+	const struct starpu_gemm_desc *C = ck->C;
+	size_t bytes[3];
 	struct panels w;
-	w.kc = min64(ck->K, PANEL_ELEMS / (rmax > cmax ? rmax : cmax) + 1);
-	w.ref = malloc((size_t)(rmax * cmax) * es);
-	w.a = malloc((size_t)(rmax * w.kc) * es);
-	w.b = malloc((size_t)(cmax * w.kc) * es);
+	panel_bytes(ck, bytes, &w.kc);
+	w.ref = malloc(bytes[0]);
+	w.a = malloc(bytes[1]);
+	w.b = malloc(bytes[2]);
 	int ret = w.ref && w.a && w.b ? 0 : -ENOMEM;
 	SG_DESC_FOR_LOCAL(C, t) {
 		if (ret)
@@ -182,12 +206,26 @@ static int64_t *draw_samples(const struct sg_check *ck, int64_t samples, int64_t
 	return pos;
 }
 
+/* Entries of C on this rank. */
+static int64_t local_entries_of(const struct starpu_gemm_desc *C)
+{
+	int64_t entries = 0;
+	SG_DESC_FOR_LOCAL(C, t)
+		entries += (int64_t)(sg_desc_tile_bytes(C, t) / C->p->elemsize);
+	return entries;
+}
+
+double sg_check_sampled_bytes(const struct sg_check *ck, int64_t samples)
+{
+	if (samples >= local_entries_of(ck->C)) /* sg_check_sampled's choice */
+		return sg_check_full_bytes(ck);
+	return (double)samples * sizeof(int64_t) + 2.0 * DOT_CHUNK * ck->A->p->elemsize;
+}
+
 int sg_check_sampled(struct sg_check *ck, int64_t samples)
 {
 	const struct starpu_gemm_desc *C = ck->C;
-	int64_t local_entries = 0;
-	SG_DESC_FOR_LOCAL(C, t)
-		local_entries += (int64_t)(sg_desc_tile_bytes(C, t) / C->p->elemsize);
+	int64_t local_entries = local_entries_of(C);
 	/* As many samples as entries: the full check costs the same and is exact. */
 	if (samples >= local_entries)
 		return sg_check_full(ck);

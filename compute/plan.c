@@ -140,7 +140,20 @@ static void choose_block(const struct starpu_gemm_opts *opts, double area, int M
  * where node sharing leaves no tile to cross. */
 #define SG_WORKER_HOST_BYTES (2.0 * 1048576)
 #define SG_MPI_HOST_BYTES (4.0 * 1048576)
-/* Where a task's memory is 1% of its tile's or more (tiles under 260 KB: t < 180 in double),
+/* OpenBLAS packs a panel of B as wide as the tile: 2 MiB per worker held up to tiles of 512,
+ * which bench/rss.sh measured, and the CPU tiles of 1024 and 2048 (the tile rule's since it
+ * follows the workers) peaked above it, 4096^3 on 1 and 2 workers: per worker 2.1 and 5.1 MB
+ * more in d, 1.7 in s and 3.0 in z at 2048. Per column of the tile beyond 512: */
+#define SG_WORKER_COLUMN_HOST_BYTES 5120.0
+
+/* Host memory of one CPU worker beside the tiles. Where the rank has GPUs they run every GEMM
+ * task (compute/pgemm.c), so no CPU worker's panel grows with the tile. */
+static double worker_host_bytes(int tile, int gpus)
+{
+	return SG_WORKER_HOST_BYTES +
+	       (gpus == 0 && tile > 512 ? (tile - 512) * SG_WORKER_COLUMN_HOST_BYTES : 0);
+}
+/* Where a task's memory is 1% of its tile's or more (tiles under 260 kB: t < 180 in double),
  * the throttle keeps at most this many tasks in flight per rank, by the chunk depth d and for
  * tiny tiles by the C block: 21 MB of StarPU's, few enough that the bound stays tight where
  * the workers keep up with the submission and fewer are in flight (bench/rss.sh). Larger
@@ -220,7 +233,7 @@ static void refuse_handles(const struct sg_problem *pb, double handles, double h
 	if (handles_at(pb, hi) * per_handle <= half)
 		snprintf(advice, sizeof(advice), "use a tile of at least %lld (-t)", (long long)hi);
 	snprintf(why, whylen, "%.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
-	        "handles per rank (%.1f KB each), more than half of the %.1f GB of host memory per "
+	        "handles per rank (%.1f kB each), more than half of the %.1f GB of host memory per "
 	        "rank: %s", handles, pb->tile, pb->tile, (double)pb->Mt * pb->Nt * pb->Kt,
 	        handle_bytes / 1e9, per_handle / 1e3, host_mem / 1e9, advice);
 }
@@ -378,10 +391,12 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 			break;
 	}
 	if (d < 1) {
+		char gpu_text[48] = ""; /* CPU workers alone: no word of GPUs */
+		if (gpu_tiles > 0)
+			snprintf(gpu_text, sizeof(gpu_text), "%.0f MB per GPU / ", plan->gpu_mem / 1e6);
 		snprintf(why, whylen, "one chunk does not fit: a %dx%d block of C with lookahead %d "
-		         "needs more than %.0f MB per GPU / %.0f MB of host memory (tile %d); use a "
-		         "smaller tile or force -b/-c", b, c, plan->lookahead, plan->gpu_mem / 1e6,
-		         plan->host_mem / 1e6, pb.tile);
+		         "needs more than %s%.0f MB of host memory (tile %d); use a smaller tile or "
+		         "force -b/-c", b, c, plan->lookahead, gpu_text, plan->host_mem / 1e6, pb.tile);
 		return -ENOMEM;
 	}
 	plan->b = b;
@@ -407,7 +422,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	}
 	plan->host_bytes = handle_bytes + plan->tasks_in_flight * SG_TASK_HOST_BYTES +
 	                   remote_in_flight * (tile_bytes + SG_REMOTE_TILE_HOST_BYTES) +
-	                   res->cpu_workers_max * SG_WORKER_HOST_BYTES +
+	                   res->cpu_workers_max * worker_host_bytes(pb.tile, res->gpus) +
 	                   (!pb.local && pb.P * pb.Q > 1 ? SG_MPI_HOST_BYTES : 0);
 	/* C at home: a scratch tile's handle for each of the rank's C tiles (unregistered after
 	 * the product), and a host copy of every scratch tile of the blocks in flight: on CPU

@@ -1,20 +1,38 @@
 /* Making a plan at the edge: the problem, the resources every rank agrees on (one
  * collective), the pure planner (compute/plan.c), and its refusal printed once; and the plan
  * printed for people. */
+#include <errno.h>
 #include <stdio.h>
 #include "compute/plan.h"
 #include "common/precision.h"
+#include "runtime/env.h"
+
+/* "STARPU_LIMIT_CPU_MEM=8192 MiB" when bytes are what StarPU's variable var gives, else "":
+ * the plan prints bytes in decimal units (GB), StarPU reads these variables in MiB, so a
+ * figure that comes from one names it with its own unit (8192 MiB prints as 8.6 GB). */
+static const char *from_limit(enum sg_env_var var, double bytes, char *text, size_t len)
+{
+	long long mib = (long long)sg_env_int(var);
+	text[0] = '\0';
+	if (mib > 0 && bytes == (double)mib * 1048576.0)
+		snprintf(text, len, "%s=%lld MiB", sg_env_name(var), mib);
+	return text;
+}
 
 int sg_plan_make(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                  const struct starpu_gemm_opts *opts)
 {
 	struct sg_resources res;
 	sg_resources_agree(&res, pb, opts);
-	char why[512] = "";
+	char why[512] = "", limit[64] = "";
 	int ret = sg_plan_compute(plan, pb, &res, opts, why, sizeof(why));
-	/* Every rank planned from the same agreed inputs and got the same verdict. */
+	/* Every rank planned from the same agreed inputs and got the same verdict. A memory
+	 * refusal states the host memory per rank, which may be the user's STARPU_LIMIT_CPU_MEM. */
+	if (ret == -ENOMEM)
+		from_limit(SG_ENV_LIMIT_CPU_MEM, (double)res.host_mem, limit, sizeof(limit));
 	if (ret && pb->rank == 0)
-		fprintf(stderr, "starpu_gemm: %s\n", why);
+		fprintf(stderr, "starpu_gemm: %s%s%s%s\n", why,
+		        *limit ? " (host memory per rank: " : "", limit, *limit ? ")" : "");
 	return ret;
 }
 
@@ -57,11 +75,17 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
 	/* Without GPUs, no word of them (bench/rss.sh reads the host figure either way). */
+	char gpu_limit[64] = "", host_limit[64] = "", text[64];
+	if (*from_limit(SG_ENV_LIMIT_CUDA_MEM, (double)pl->gpu_mem, text, sizeof(text)))
+		snprintf(gpu_limit, sizeof(gpu_limit), " (%s)", text);
+	if (*from_limit(SG_ENV_LIMIT_CPU_MEM, (double)pl->host_mem, text, sizeof(text)))
+		snprintf(host_limit, sizeof(host_limit), " (%s)", text);
 	if (pl->G > 0)
-		fprintf(out, "plan: sized for %.1f GB per GPU, %.1f GB host per rank\n",
-		        pl->gpu_mem / 1e9, pl->host_mem / 1e9);
+		fprintf(out, "plan: sized for %.1f GB per GPU%s, %.1f GB host per rank%s\n",
+		        pl->gpu_mem / 1e9, gpu_limit, pl->host_mem / 1e9, host_limit);
 	else
-		fprintf(out, "plan: sized for %.1f GB host per rank\n", pl->host_mem / 1e9);
+		fprintf(out, "plan: sized for %.1f GB host per rank%s\n", pl->host_mem / 1e9,
+		        host_limit);
 	if (pl->c_home)
 		fprintf(out, "plan: C stays in host memory: the GEMM tasks accumulate alpha*op(A)*op(B) in "
 		        "scratch tiles, a CPU worker adds beta*C\n");
@@ -71,8 +95,8 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	else
 		fprintf(out, "plan: remote A/B tiles per rank <= %.0f\n", pl->remote_tiles_per_rank);
 	fprintf(out, "plan: host memory per rank beyond its own tiles <= %.3f GB: %.0f tile "
-	        "handles (%.1f KB each, %.1f with StarPU-MPI's entry), at most %.0f tasks in flight "
-	        "(%.1f KB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
+	        "handles (%.1f kB each, %.1f with StarPU-MPI's entry), at most %.0f tasks in flight "
+	        "(%.1f kB each)%s\n", pl->host_bytes / 1e9, pl->handles, SG_HANDLE_HOST_BYTES / 1e3,
 	        (SG_HANDLE_HOST_BYTES + SG_MPI_ENTRY_HOST_BYTES) / 1e3, pl->tasks_in_flight,
 	        SG_TASK_HOST_BYTES / 1e3, pl->P * pl->Q > 1 ? ", the remote tiles" : "");
 	fprintf(out, "plan: predicted per rank: ");

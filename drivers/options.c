@@ -35,7 +35,7 @@ enum arg_kind {
 struct option_doc {
 	const char *name;     /* long form */
 	int code;             /* short letter, or OPT_*, or 0 (a struct starpu_gemm_opts field's) */
-	const char *metavar;  /* NULL: a flag */
+	const char *metavar;  /* NULL: a flag; "[...]": an optional value */
 	const char *help;     /* with its default */
 	enum arg_kind kind;
 	size_t field;         /* offsetof(struct starpu_gemm_opts, the int it sets) */
@@ -110,7 +110,9 @@ static const struct option_doc docs[] = {
 	                              "sampled)"),
 	OPT("check-samples", OPT_CHECK_SAMPLES, "INT", "--check with 0: full, N > 0: N entries per "
 	                                                "rank (default 1000)"),
-	OPT("csv", OPT_CSV, NULL, "stdout: a CSV header and one row per timed run, nothing else"),
+	OPT("csv", OPT_CSV, "[FILE]", "stdout, or FILE: a CSV header and one row per timed run, "
+	                              "nothing else (rank 0 writes FILE itself: a row it cannot "
+	                              "write, a full disk, fails the run, also under mpirun)"),
 	OPT("plan", OPT_PLAN, NULL, "print the plan and exit"),
 	OPT("quiet", 'q', NULL, "no progress messages"),
 	OPT("help", 'h', NULL, "this help"),
@@ -477,9 +479,9 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 	size_t ns = 0;
 	shortopts[ns++] = ':'; /* report a missing argument as ':' rather than '?' */
 	for (size_t o = 0; o < NDOCS; o++) {
-		longopts[o] = (struct option){ docs[o].name, docs[o].metavar ? required_argument
-		                                                             : no_argument,
-		                               NULL, code_of(o) };
+		int has_arg = !docs[o].metavar ? no_argument
+		              : docs[o].metavar[0] == '[' ? optional_argument : required_argument;
+		longopts[o] = (struct option){ docs[o].name, has_arg, NULL, code_of(o) };
 		if (code_of(o) < 256) {
 			shortopts[ns++] = (char)docs[o].code;
 			if (docs[o].metavar)
@@ -555,7 +557,20 @@ int sg_options_parse(int argc, char **argv, int nranks, struct sg_driver_options
 		case OPT_CHECK_SAMPLES:
 			rc = parse_int(code, optarg, 0, INT64_MAX, &opts->check_samples, err, errlen);
 			break;
-		case OPT_CSV: opts->csv = 1; break;
+		case OPT_CSV:
+			opts->csv = 1;
+			/* getopt takes an optional value only as --csv=FILE; --csv FILE too, where the
+			 * next word is not an option (before, it was refused as an unexpected argument,
+			 * so no command line changes meaning). */
+			if (optarg)
+				opts->csv_path = optarg;
+			else if (optind < argc && argv[optind][0] != '-')
+				opts->csv_path = argv[optind++];
+			if (opts->csv_path && !*opts->csv_path) {
+				sg_driver_error(err, errlen, "--csv: empty file name");
+				rc = -1;
+			}
+			break;
 		case OPT_PLAN: opts->plan_only = 1; break;
 		case OPT_LAYOUT:
 			if (!strcmp(optarg, "tile"))

@@ -47,6 +47,7 @@ struct sg_driver_options {
 	int check;
 	int64_t check_samples;     /* -1: automatic; 0: full; > 0: that many entries per rank */
 	int csv, plan_only, quiet;
+	const char *csv_path;      /* --csv FILE: rank 0 writes stdout's table there (NULL: stdout) */
 	enum sg_layout layout;
 };
 

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -138,9 +139,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       STARPU_GEMM_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
 		       STARPU_RELEASE_VERSION, rep->nranks, opts->P, opts->Q,
 		       sg_options_dist_name(opts->dist));
+		/* The default is dmdas with CUDA workers, lws without: each run names only its
+		 * own, so a CPU-only run says no word of GPUs. */
 		printf("scheduler: %s (%s)\n", rep->sched,
 		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
-		       "the library's default: dmdas with GPUs, lws without; STARPU_SCHED overrides");
+		       rep->ncuda ? "the library's default with CUDA workers; STARPU_SCHED overrides"
+		                  : "the library's default on CPU workers; STARPU_SCHED overrides");
 		for (int r = 0; r < rep->nranks; r++) {
 			printf("workers: rank %d: %d CPU", r, all[3 * r]);
 			if (all[3 * r + 1] || all[3 * r + 2]) /* CPU-only ranks: no word of GPUs */
@@ -154,7 +158,7 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       opts->transB, (long long)opts->M, (long long)opts->N, (long long)opts->K,
 		       opts->gemm.tile, opts->alpha[0], opts->alpha[1], opts->beta[0],
 		       opts->beta[1]);
-		fflush(stdout);
+		sg_report_flush();
 	}
 	free(all);
 	free(bindings);
@@ -172,7 +176,7 @@ void sg_report_plan(const struct sg_report *rep)
 	} else {
 		starpu_gemm_plan_print(stdout, rep->plan);
 	}
-	fflush(stdout);
+	sg_report_flush();
 }
 
 /* "PASSED (residual 1.2e-02, full)" and, for NaN or Inf, where the first one is: its element
@@ -250,7 +254,21 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 			printf(" (pinning %.3f s)", pin_seconds);
 		printf("%s%s\n", check->done ? ", " : "", check_text);
 	}
-	fflush(stdout);
+	sg_report_flush();
+}
+
+static int flush_errno;
+
+void sg_report_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 && !flush_errno)
+		flush_errno = errno ? errno : EIO;
+}
+
+int sg_report_flush_errno(void)
+{
+	return flush_errno;
 }
 
 /* Set when we turned StarPU-MPI's statistics on and the user had not asked for them. */
@@ -357,7 +375,7 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	}
 	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: A and B tiles received from other "
 	       "nodes)\n");
-	fflush(stdout);
+	sg_report_flush();
 }
 
 void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_stats *stats)

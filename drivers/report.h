@@ -73,6 +73,12 @@ void sg_traffic_end(struct sg_traffic *traffic);
 /* Collective: rank 0 prints the traffic of one run (summed over ranks, mean over the runs
  * measured) next to the plan's predictions summed over ranks; nothing with --csv. */
 void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *traffic, int runs);
+/* fflush(stdout), for everything the driver prints there, keeping why the first flush
+ * failed (a full disk): stdio then drops the buffer and keeps only that one failed, and errno
+ * is long overwritten when the run ends and the driver reports it. */
+void sg_report_flush(void);
+/* The errno of the first failed sg_report_flush, 0 if none. */
+int sg_report_flush_errno(void);
 /* Rank 0, not in CSV: where the run's time went on rank 0 (starpu_gemm_stats' timeline). */
 void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_stats *stats);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "drivers/resources.h"
 #include "drivers/collectives.h"
+#include "runtime/env.h"
 #include <starpu_gemm.h>
 
 /* Every distribution the driver offers owns a product set of tiles that repeats every nranks
@@ -92,16 +93,23 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts,
 	if (per_process ? need <= per_rank : host_need <= available)
 		return 0;
 	char need_text[32], host_text[32], avail_text[32], bytes[32], beside_text[128] = "";
+	char source_text[64];
 	if (plan)
 		snprintf(beside_text, sizeof(beside_text), " and %s of StarPU handles, tasks and "
 		         "tiles in flight", sg_driver_format_bytes(beside, bytes, sizeof(bytes)));
+	/* StarPU reads its limit in MiB and we print decimal units: say the value as given. */
+	if (per_process)
+		snprintf(source_text, sizeof(source_text), "%s=%lld MiB, per rank", source,
+		         (long long)sg_env_int(SG_ENV_LIMIT_CPU_MEM));
+	else
+		snprintf(source_text, sizeof(source_text), "%s", source);
 	snprintf(err, errlen, "-M/-N/-K: matrices too large for host memory: rank %d needs %s for "
 	         "the A, B and C tiles it owns%s (%s for the %d rank(s) on its host) but only %s is "
-	         "available (%s%s)", rank, sg_driver_format_bytes(need, need_text, sizeof(need_text)),
+	         "available (%s)", rank,
+	         sg_driver_format_bytes(need - beside, need_text, sizeof(need_text)),
 	         beside_text, sg_driver_format_bytes(host_need, host_text, sizeof(host_text)),
 	         host_ranks, sg_driver_format_bytes(per_process ? per_rank : available, avail_text,
-	                                            sizeof(avail_text)), source,
-	         per_process ? ", per rank" : "");
+	                                            sizeof(avail_text)), source_text);
 	return -1;
 }
 

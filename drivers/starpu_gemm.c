@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cblas.h>
+#include <hwloc.h>
 #include "runtime/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
@@ -54,6 +55,52 @@ static int agree_on_error(const char *error)
 	return say_first(error, "error");
 }
 
+/* --csv FILE: rank 0's stdout becomes FILE, written by rank 0 itself. Under mpirun a rank's
+ * stdout is a pipe to mpirun, which drops what it cannot write (a full disk) and tells no
+ * rank, so --csv > file cannot fail the run; a file of our own can. Opened before StarPU
+ * starts, so a bad path costs nothing; text says why it failed, for the ranks to agree on
+ * once StarPU runs (their collectives need it under simulation). */
+static void open_csv_file(const char *path, char *text, size_t len)
+{
+	if (rank != 0 || !path)
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		char shown[96];
+		sg_driver_error(text, len, "--csv: cannot write '%s': %s",
+		                sg_printable(path, shown, sizeof(shown)), strerror(errno));
+	}
+	if (fd > STDOUT_FILENO)
+		close(fd);
+}
+
+/* Rank 0: whether all it printed on stdout got there (rows lost to a full disk or a closed
+ * pipe: --csv > file, --csv FILE), and for --csv FILE whether closing it did too (NFS reports
+ * some errors only then); stdout is /dev/null afterwards. text says what failed. */
+static void finish_output(const char *path, char *text, size_t len)
+{
+	if (rank != 0)
+		return;
+	sg_report_flush();
+	int why = sg_report_flush_errno(), failed = why || ferror(stdout);
+	if (!failed && path) {
+		errno = 0;
+		failed = close(STDOUT_FILENO) != 0;
+		why = errno;
+		int null = open("/dev/null", O_WRONLY); /* the lowest free descriptor: 1 */
+		if (null > STDOUT_FILENO) {
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+	}
+	char shown[96] = "standard output";
+	if (path)
+		sg_printable(path, shown, sizeof(shown));
+	if (failed)
+		sg_driver_error(text, len, "writing the results to %s failed: %s", shown,
+		                why ? strerror(why) : "an earlier write failed");
+}
+
 /* One BLAS thread per call: every StarPU CPU worker already owns a core, and a threaded
  * OpenBLAS would start its own threads on all of them from each worker's tile GEMM, so n
  * workers would run n x n threads on n cores. This is the program's choice, made here and not
@@ -67,21 +114,89 @@ static void single_threaded_blas(void)
 #endif
 }
 
-/* Collective over host: a note when a rank is bound to fewer cores than its share of the
- * node (mpirun binds each rank to one core by default when it starts 2 or fewer: the library
- * then has one core to work on, whatever the node has). */
-static void note_binding(MPI_Comm host)
+/* How many CPUs (hardware threads) this process is bound to, and how many its node allows
+ * (hwloc's allowed set: the node, or the cgroup of a Slurm allocation or a container, where
+ * sysconf would count CPUs no rank may use). Read before StarPU starts: the library then
+ * narrows the calling thread to its share of the node. */
+struct binding {
+	int bound, allowed;
+};
+
+static struct binding read_binding(void)
 {
-	cpu_set_t bound;
-	int host_ranks, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct binding b = { 0, (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	cpu_set_t mine;
+	b.bound = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? CPU_COUNT(&mine) : b.allowed;
+	hwloc_topology_t topology;
+	if (hwloc_topology_init(&topology) == 0) {
+		int allowed = hwloc_topology_load(topology) == 0
+		              ? hwloc_bitmap_weight(hwloc_topology_get_allowed_cpuset(topology)) : 0;
+		if (allowed > 0)
+			b.allowed = allowed;
+		hwloc_topology_destroy(topology);
+	}
+	return b;
+}
+
+/* "0", "0 and 2", "0, 2 and 5", at most 8 named then "and N more": the ranks flagged. */
+static void rank_list(const int *flagged, int n, char *text, size_t len)
+{
+	int total = 0, named = 0;
+	size_t used = 0;
+	for (int r = 0; r < n; r++)
+		total += flagged[r];
+	text[0] = '\0';
+	for (int r = 0; r < n && named < 8; r++) {
+		if (!flagged[r])
+			continue;
+		named++;
+		const char *sep = named == 1 ? "" : named == total ? " and " : ", ";
+		used += (size_t)snprintf(text + used, used < len ? len - used : 0, "%s%d", sep, r);
+	}
+	if (named < total && used < len)
+		snprintf(text + used, len - used, " and %d more", total - named);
+}
+
+/* Collective: one note, from rank 0, when ranks are bound to fewer CPUs than their share of
+ * their node (its allowed CPUs over its ranks): mpirun binds each rank to one core when it
+ * starts 2 or fewer, and the library then has that core to work on, whatever the node has.
+ * A note, never an error: the user may want it so. */
+static void note_binding(const struct binding *mine, MPI_Comm host)
+{
+#ifdef STARPU_SIMGRID
+	return; /* simulated ranks are threads of one process, on no core of their own */
+#endif
+	int host_ranks;
 	MPI_Comm_size(host, &host_ranks);
-	int mine = sched_getaffinity(0, sizeof(bound), &bound) == 0 ? CPU_COUNT(&bound) : cores;
-	char text[256] = "";
-	if (host_ranks > 0 && mine < cores / host_ranks)
-		snprintf(text, sizeof(text), "rank %d is bound to %d of its node's %d cores, fewer "
-		         "than its share (%d): run mpirun with --bind-to none, and the library splits "
-		         "the node's cores among its ranks", rank, mine, cores, cores / host_ranks);
-	say_first(text, "note");
+	int share = mine->allowed / (host_ranks > 0 ? host_ranks : 1);
+	int facts[3] = { mine->bound, mine->allowed, share };
+	int *all = rank == 0 ? malloc(sizeof(facts) * (size_t)nranks) : NULL;
+	int *flagged = rank == 0 ? calloc((size_t)nranks, sizeof(int)) : NULL;
+	sg_driver_gather(facts, all, (int)sizeof(facts), MPI_COMM_WORLD);
+	int first = -1, count = 0;
+	for (int r = 0; all && flagged && r < nranks; r++)
+		if (all[3 * r] < all[3 * r + 2]) {
+			flagged[r] = 1;
+			count++;
+			if (first < 0)
+				first = r;
+		}
+	if (count == 1) {
+		fprintf(stderr, "starpu_gemm: note: rank %d is bound to %d of its node's %d CPUs, "
+		        "fewer than its share (%d): run mpirun with --bind-to none, and the library "
+		        "splits the node's cores among its ranks\n", first, all[3 * first],
+		        all[3 * first + 1], all[3 * first + 2]);
+	} else if (count > 1) {
+		char ranks[160];
+		rank_list(flagged, nranks, ranks, sizeof(ranks));
+		fprintf(stderr, "starpu_gemm: note: ranks %s are bound to fewer CPUs than their share "
+		        "of their node (rank %d: %d of %d CPUs, share %d): run mpirun with --bind-to "
+		        "none, and the library splits each node's cores among its ranks\n", ranks,
+		        first, all[3 * first], all[3 * first + 1], all[3 * first + 2]);
+	}
+	fflush(stderr);
+	free(all);
+	free(flagged);
 }
 
 static void stop_starpu(void)
@@ -305,13 +420,20 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 		printf("memory: peak resident per rank %s, bound %s%s\n",
 		       sg_driver_format_bytes_to(peak, 3, p, sizeof(p)),
 		       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)),
-		       /* The bound is the product's; the check's reference rows and columns come
-		        * on top (bench/rss.sh, which compares the two, runs without it). */
-		       o->check ? " (the product's; --check's reference buffers come on top)" : "");
-	else
-		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's)\n",
-		       sg_driver_format_bytes(bound, b, sizeof(b)));
-	fflush(stdout);
+		       o->check ? " (with --check's reference buffers)" : "");
+	else /* --plan: no matrix, so nothing to size the check's buffers from */
+		printf("memory: resident per rank <= %s (the process now, its own tiles, the plan's%s)\n",
+		       sg_driver_format_bytes(bound, b, sizeof(b)),
+		       o->check ? "; not --check's reference buffers" : "");
+	sg_report_flush();
+}
+
+/* Collective: the largest of the ranks' host memory bounds. */
+static double largest(double mine)
+{
+	double bound;
+	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	return bound;
 }
 
 /* One product size, from the tile to the report. Collective. Returns the exit status. The
@@ -351,11 +473,9 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	/* What this process holds now (StarPU, MPI, the libraries), its tiles, the plan's, and its
 	 * node peers' tiles it reads in place (their pages are resident here too). */
 	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes +
-	              plan.node_mapped_bytes, bound;
-	sg_driver_allreduce(&mine, &bound, 1, sizeof(double), MPI_DOUBLE, MPI_MAX,
-	                    MPI_COMM_WORLD);
+	              plan.node_mapped_bytes;
 	if (opts->plan_only) {
-		report_memory(opts, bound, 0);
+		report_memory(opts, largest(mine), 0);
 		return EXIT_OK;
 	}
 
@@ -365,6 +485,11 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	struct matrices m;
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
+	/* The check runs with the product's tiles still resident: its buffers come on top. */
+	if (opts->check)
+		mine += starpu_gemm_check_host_bytes(opts->gemm.math, opts->transA, opts->transB,
+		                                     m.A, m.B, m.C, check_samples(opts));
+	double bound = largest(mine);
 	int status = run(opts, &gemm_opts, &m, &rep);
 	destroy_matrices(&m);
 	double peak, my_peak = sg_driver_peak_rss();
@@ -441,6 +566,9 @@ int main(int argc, char **argv)
 	opts.check = 0;
 #endif
 	single_threaded_blas();
+	struct binding binding = read_binding();
+	char csv_err[256] = "";
+	open_csv_file(opts.csv_path, csv_err, sizeof(csv_err));
 	/* StarPU-MPI on MPI_COMM_WORLD, which we initialised ourselves; every rank starts, or
 	 * none does, and all say the same. */
 	char notice[512];
@@ -454,9 +582,14 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	say_first(notice, "notice");
+	if (agree_on_error(csv_err)) {
+		stop_starpu();
+		end_mpi();
+		return EXIT_BAD_INPUT;
+	}
 	/* The library's node communicator: what node sharing and the plan see as a node. */
 	MPI_Comm host = starpu_gemm_node_comm(MPI_COMM_WORLD);
-	note_binding(host);
+	note_binding(&binding, host);
 	/* Every size in one StarPU start (--sizes, -M a,b,...): starting StarPU costs seconds. A
 	 * size that fails is reported and the next one still runs; the worst status is kept. */
 	int status = EXIT_OK;
@@ -469,13 +602,10 @@ int main(int argc, char **argv)
 		if (size_status > status)
 			status = size_status;
 	}
-	/* Rows lost to a full disk or a closed pipe (--csv > file) fail the run, on every rank. */
-	int lost = rank == 0 && (fflush(stdout) != 0 || ferror(stdout)), any_lost;
-	sg_driver_allreduce(&lost, &any_lost, 1, sizeof(int), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (lost)
-		fprintf(stderr, "starpu_gemm: error: writing the results to standard output failed: "
-		        "%s\n", strerror(errno));
-	if (any_lost && status < EXIT_FAILED)
+	/* Results that did not reach their file fail the run, on every rank. */
+	char output_err[256] = "";
+	finish_output(opts.csv_path, output_err, sizeof(output_err));
+	if (agree_on_error(output_err) && status < EXIT_FAILED)
 		status = EXIT_FAILED;
 	stop_starpu();
 	end_mpi();

@@ -523,6 +523,14 @@ int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha
                            const void *beta, const struct starpu_gemm_desc *C, uint64_t seedC0,
                            int64_t samples, double *residual, int64_t *bad_row,
                            int64_t *bad_col);
+/* The host memory starpu_gemm_check_math allocates at most on this rank for these arguments,
+ * beside the matrices (its reference tile and panels of op(A) and op(B) and the calling
+ * thread's BLAS buffers, or its samples and dot products' buffers), in bytes: for a memory
+ * bound that counts the check. 0 for arguments the check refuses. Not collective. */
+double starpu_gemm_check_host_bytes(int math, char transA, char transB,
+                                    const struct starpu_gemm_desc *A,
+                                    const struct starpu_gemm_desc *B,
+                                    const struct starpu_gemm_desc *C, int64_t samples);
 /* One line saying what starpu_gemm_check_math compares for a product of prec under math:
  * the reference's precision and the bound. */
 void starpu_gemm_check_describe(FILE *out, char prec, int math);

@@ -2,7 +2,7 @@
 # The driver's ranks never share a core, however mpirun binds them (issue 15): 2 ranks under
 # Open MPI's default binding, --bind-to none, --bind-to core and --map-by socket --bind-to
 # socket each report their CPU workers on CPUs no other rank uses; 1 rank left unbound has a
-# worker on every core. Read from the driver's "workers: rank R: ..., on CPUs a,b" lines
+# worker on every core. And the note on a rank bound to fewer CPUs than its share (issue 30). Read from the driver's "workers: rank R: ..., on CPUs a,b" lines
 # (starpu_gemm_conf_defaults places them; StarPU binds them there).
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -48,6 +48,31 @@ launch() {
   fi
 }
 
+# note NP MPIRUN_OPTIONS...: a rank bound to fewer CPUs than its share of the node (the CPUs
+# this test may use over the ranks) gets one note, from rank 0, and the run still succeeds
+# (issue 30); others none. What mpirun binds a rank to is what nproc says under it.
+note() {
+  local np=$1; shift
+  local what="note: $np rank(s), mpirun $*" bound allowed want got status=0
+  bound=$(timeout -k 10 60 "${MPIRUN:-mpirun}" -np 1 "$@" nproc 2> /dev/null | head -n 1)
+  allowed=$(nproc)
+  want=0
+  [ "$np" = 1 ] && [ -n "$bound" ] && [ "$bound" -lt "$allowed" ] && want=1
+  timeout -k 10 120 "${MPIRUN:-mpirun}" -np "$np" "$@" -x STARPU_SILENT -x STARPU_NCUDA \
+    -x STARPU_HOME "$driver" -M 256 -N 256 -K 256 --plan > "$out" 2>&1 || status=$?
+  got=$(grep -c 'starpu_gemm: note: .*bound to' "$out")
+  if [ "$status" -ne 0 ] || [ "$got" -ne "$want" ] || { [ "$want" = 1 ] &&
+     ! grep -q "note: rank 0 is bound to $bound of its node's $allowed CPUs, fewer than its share ($allowed)" "$out"; }; then
+    echo "FAIL $what: exit $status, $got note(s), expected $want (bound to ${bound:-?} of $allowed CPUs)"
+    cat "$out"; failures=$((failures + 1))
+  else
+    echo "PASS $what: ${got} note(s)$(grep -m1 'note: .*bound to' "$out" | sed 's/^/: /')"
+  fi
+}
+
+note 1
+note 1 --bind-to none
+note 2
 launch 2 -
 launch 2 - --bind-to none
 launch 2 - --bind-to core

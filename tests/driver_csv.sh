@@ -82,7 +82,8 @@ if [ "$sizes" != "64/48/40 80/48/56 " ]; then
 fi
 
 # Rows that cannot be written fail the run. Started alone (a singleton): under mpirun the
-# ranks write to mpirun, which writes the file and does not tell them when that fails.
+# ranks write to mpirun, which writes the file and does not tell them when that fails (--csv
+# FILE below is the way there).
 if [ -w /dev/full ]; then
 	full_status=0
 	full_err=$(STARPU_SILENT=1 STARPU_NCUDA=0 timeout 60 "$top_builddir/drivers/starpu_gemm" \
@@ -92,6 +93,55 @@ if [ -w /dev/full ]; then
 	else
 		echo "FAIL --csv > /dev/full: exit $full_status, '$full_err'"; failures=$((failures + 1))
 	fi
+fi
+
+# --csv FILE: rank 0 writes the file itself, so rows it cannot write fail the run under
+# mpirun too (issue 30): one error line, exit 1 from every rank (each rank's status recorded
+# by a shell around it), within the time bound. Then a file that can be written holds the
+# table and stdout nothing of it; and a path that cannot be opened is bad input (exit 2).
+rank_status() { # DIR ARGS...: the driver on 2 ranks; each rank's exit status in DIR/exit.R
+	local dir=$1; shift
+	SG_TEST_TIMEOUT=60 "$top_srcdir/tests/mpirun.sh" 2 sh -c 'd=$1; shift; "$@"; rc=$?
+		echo $rc > "$d/exit.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-x}}"; exit $rc' sh "$dir" \
+		"$driver" "$@"
+}
+statuses=$(mktemp -d)
+trap 'rm -f "$out" "$err"; rm -rf "$statuses"' EXIT
+if [ -w /dev/full ]; then
+	job=0
+	rank_status "$statuses" --csv /dev/full -M 64 -N 64 -K 64 -t 32 --niter 1 --warmup 0 \
+		>"$out" 2>"$err" || job=$?
+	ranks=$(cat "$statuses"/exit.* 2>/dev/null | xargs)
+	lines=$(grep -c '^starpu_gemm: error: writing the results to /dev/full failed: No space left on device$' "$err" || true)
+	if [ "$job" -ne 0 ] && [ "$job" -ne 124 ] && [ "$ranks" = "1 1" ] && [ "$lines" = 1 ]; then
+		echo "PASS np=2 --csv /dev/full: mpirun exit $job, ranks' exits $ranks, '$(grep -m1 '^starpu_gemm: error' "$err")'"
+	else
+		echo "FAIL np=2 --csv /dev/full: mpirun exit $job, ranks' exits '$ranks' (expected 1 1), $lines error line(s):"
+		sed 's/^/    /' "$err"; failures=$((failures + 1))
+	fi
+fi
+rm -f "$statuses"/exit.*
+job=0
+rank_status "$statuses" --csv "$statuses/rows.csv" --check -M 64 -N 64 -K 64 -t 32 --niter 2 \
+	--warmup 0 >"$out" 2>"$err" || job=$?
+cp "$statuses/rows.csv" "$out.file" 2>/dev/null || true
+if [ "$job" -eq 0 ] && [ "$(cat "$statuses"/exit.* | xargs)" = "0 0" ] && ! grep -q '^system,' "$out" &&
+	mv "$out.file" "$out" && check_csv 2 1; then
+	echo "PASS np=2 --csv FILE: the table in FILE, none of it on stdout"
+else
+	echo "FAIL np=2 --csv FILE (exit $job); stdout, then stderr:"
+	sed 's/^/    /' "$out" "$err"; failures=$((failures + 1))
+fi
+rm -f "$out.file" "$statuses"/exit.*
+job=0
+rank_status "$statuses" --csv "$statuses/no/such/dir.csv" -M 64 -N 64 -K 64 >"$out" 2>"$err" ||
+	job=$?
+if [ "$(cat "$statuses"/exit.* | xargs)" = "2 2" ] &&
+	[ "$(grep -c "^starpu_gemm: error: --csv: cannot write '.*/no/such/dir.csv': No such file or directory$" "$err")" = 1 ]; then
+	echo "PASS np=2 --csv into a missing folder: exit 2 on each rank, '$(grep -m1 '^starpu_gemm:' "$err")'"
+else
+	echo "FAIL np=2 --csv into a missing folder: mpirun exit $job; stderr:"
+	sed 's/^/    /' "$err"; failures=$((failures + 1))
 fi
 
 echo "# driver_csv: $failures failure(s)"

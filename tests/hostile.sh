@@ -165,7 +165,9 @@ done <<TABLE
 2 | 20 | - | unknown option '-x' in '-qx' | | -qx
 2 | 20 | - | unknown option '-\x07' | | -$'\a'
 2 | 20 | - | --check takes no value (got '--check=yes') | | --check=yes
-2 | 20 | - | --csv takes no value (got '--csv=1') | | --csv=1
+2 | 20 | - | --plan takes no value (got '--plan=1') | | --plan=1
+2 | 20 | - | --csv: empty file name | | --csv ''
+2 | 20 | - | --csv: cannot write '/nonexistent-dir/x.csv': No such file or directory | | $S --csv /nonexistent-dir/x.csv
 2 | 20 | - | unexpected argument 'extra' | | -M 64 extra
 2 | 20 | - | unknown option '--M\x0d\x0a' | | --M$'\r\n'
 0 | 30 | - | check: PASSED | | --M=64 --N=48 --K=80 --tile=32 -q --check
@@ -190,13 +192,13 @@ done <<TABLE
 1 | 30 | - | check: FAILED | | $S --alpha nan --check --niter 1
 # Sizes that need StarPU or the machine: too large for memory, no worker at all.
 2 | 30 | - | matrices too large for host memory | | -M 4000000 -N 4000000 -K 4000000
-2 | 30 | - | matrices too large for host memory; STARPU_LIMIT_CPU_MEM | STARPU_LIMIT_CPU_MEM=1 | -M 4096 -N 4096 -K 4096
+2 | 30 | - | matrices too large for host memory; (STARPU_LIMIT_CPU_MEM=1 MiB, per rank) | STARPU_LIMIT_CPU_MEM=1 | -M 4096 -N 4096 -K 4096
 # The plan comes from the sizes alone: --plan allocates nothing (1 TiB of tiles per rank here)
 # and answers at once; tiny tiles state their bound (StarPU's handles and tasks), or are refused.
-0 | 15 | - | plan: b=;memory: resident per rank <= | STARPU_LIMIT_CPU_MEM=100000000 | -M 300000 -N 300000 -K 300000 --plan
+0 | 15 | - | plan: b=;GB host per rank (STARPU_LIMIT_CPU_MEM=100000000 MiB);memory: resident per rank <= | STARPU_LIMIT_CPU_MEM=100000000 | -M 300000 -N 300000 -K 300000 --plan
 2 | 15 | - | matrices too large for host memory; 2.2 TB for the 2 rank(s) | | -M 300000 -N 300000 -K 300000 -t 16384 --plan
-0 | 15 | - | 270000 tile handles (22.0 KB each;at most 7500 tasks in flight;memory: resident per rank <= | STARPU_LIMIT_CPU_MEM=32768 | -M 300 -N 300 -K 300 -t 1 --plan
-2 | 15 | - | 270000 tiles of 1 x 1 (27000000 tasks) are 6.0 GB of StarPU handles;8.6 GB of host memory;use a tile of at least 2 (-t) | STARPU_LIMIT_CPU_MEM=8192 | -M 300 -N 300 -K 300 -t 1
+0 | 15 | - | 270000 tile handles (22.0 kB each;at most 7500 tasks in flight;memory: resident per rank <= | STARPU_LIMIT_CPU_MEM=32768 | -M 300 -N 300 -K 300 -t 1 --plan
+2 | 15 | - | 270000 tiles of 1 x 1 (27000000 tasks) are 6.0 GB of StarPU handles;8.6 GB of host memory;use a tile of at least 2 (-t) (host memory per rank: STARPU_LIMIT_CPU_MEM=8192 MiB) | STARPU_LIMIT_CPU_MEM=8192 | -M 300 -N 300 -K 300 -t 1
 # ... and the tile it advises fits.
 0 | 15 | - | 67500 tile handles | STARPU_LIMIT_CPU_MEM=8192 | -M 300 -N 300 -K 300 -t 2 --plan
 2 | 30 | - | no worker to run on | STARPU_NCPU=0 STARPU_NCUDA=0 | $S

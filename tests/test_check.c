@@ -229,6 +229,19 @@ static void bad_inputs(void)
 	                             &col) == -EINVAL, "check with -1 samples: -EINVAL");
 	sgt_expect(starpu_gemm_check('N', 'N', &one, A, 1, B, 2, &one, C, 3, 0, NULL, &row,
 	                             &col) == -EINVAL, "check without residual: -EINVAL");
+	/* What the check allocates (the driver's memory bound counts it): nothing for arguments
+	 * it refuses; the full check's panels outweigh a few samples (rank 0 owns C(0,0), more
+	 * than 2 entries; a rank that owns no more checks them all); as many samples as the
+	 * rank's entries of C is the full check, and costs as much. */
+	double full = starpu_gemm_check_host_bytes(0, 'N', 'N', A, B, C, 0);
+	double few = starpu_gemm_check_host_bytes(0, 'N', 'N', A, B, C, 2);
+	double all = starpu_gemm_check_host_bytes(0, 'N', 'N', A, B, C, 6 * 4);
+	sgt_expect(starpu_gemm_check_host_bytes(0, 'T', 'N', A, B, C, 0) == 0 &&
+	           starpu_gemm_check_host_bytes(0, 'N', 'N', A, B, S, 0) == 0,
+	           "check bytes of refused arguments: 0");
+	sgt_expect((sgt_rank == 0 ? full > few : full >= few) && few > 0 && all == full,
+	           "check bytes: full %.0f, 2 samples %.0f, %.0f for as many samples as entries",
+	           full, few, all);
 	starpu_gemm_desc_destroy(A);
 	starpu_gemm_desc_destroy(B);
 	starpu_gemm_desc_destroy(C);
