@@ -11,18 +11,19 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
   { rows[NR] = $0 }
   $c["kind"] == "strong" && $c["gpus"] == 1 { one = $c["gflops"] / 1000 }
   END {
-    print "| scaling | nodes x GPUs | n | tile | TFLOP/s | per GPU | efficiency | host->GPU GB | GPU<->GPU GB | MPI GB simulated | MPI GB plan | plan loads GB |" > md
-    print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" > md
-    print "# kind gpus n tflops per_gpu efficiency" > dat
+    print "| scaling | network Gb/s | nodes x GPUs | n | tile | TFLOP/s | per GPU | efficiency | host->GPU GB | GPU<->GPU GB | MPI GB simulated | MPI GB plan | plan loads GB |" > md
+    print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" > md
+    print "# kind gpus n tflops per_gpu efficiency net_gbps" > dat
     for (r = 2; r <= NR; r++) {
       split(rows[r], f, ",")
       t = f[c["gflops"]] / 1000; g = f[c["gpus"]]; pg = t / g
       eff = one > 0 ? sprintf("%.2f", pg / one) : "-"
-      printf "| %s | %d x %d | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-             f[c["kind"]], f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
+      net = "net_gbps" in c ? f[c["net_gbps"]] : 200
+      printf "| %s | %s | %d x %d | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+             f[c["kind"]], f[c["nodes"]] > 1 ? net : "-", f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
              eff, f[c["h2d_bytes"]] / 1e9, f[c["d2d_bytes"]] / 1e9, f[c["mpi_bytes"]] / 1e9,
              f[c["pred_mpi_bytes"]] / 1e9, f[c["pred_load_bytes"]] / 1e9 > md
-      printf "%s %d %d %.3f %.3f %s\n", f[c["kind"]], g, f[c["M"]], t, pg, eff == "-" ? "nan" : eff > dat
+      printf "%s %d %d %.3f %.3f %s %s\n", f[c["kind"]], g, f[c["M"]], t, pg, eff == "-" ? "nan" : eff, net > dat
     }
     if (one > 0)
       printf "\nEfficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as in the strong rows).\n", one > md
@@ -30,16 +31,20 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
 cat > "$base.gp" <<GP
 set terminal pngcairo size 1000,450 font ",10"
 set output "$(basename "$base").png"
-set multiplot layout 1,2 title "starpu\\\\_gemm simulated (StarPU+SimGrid, H200 models; 1 node of 1-8 GPUs, then nodes of 4 GPUs over 200 Gb/s)"
+set multiplot layout 1,2 title "starpu\\\\_gemm simulated (StarPU+SimGrid, H200 models; 1 node of 1-8 GPUs, then nodes of 4 GPUs over 200 or 1600 Gb/s)"
 set logscale xy 2
 set xlabel "GPUs"; set ylabel "TFLOP/s"; set key top left; set grid
 one = system("awk '\$1 == \"strong\" && \$2 == 1 { print \$4 }' $(basename "$base").dat")
-plot "$(basename "$base").dat" using (strcol(1) eq "strong" ? \$2 : 1/0):4 with linespoints title "strong scaling (one n)", \
-     "" using (strcol(1) eq "weak" ? \$2 : 1/0):4 with linespoints title "weak scaling (same memory per GPU)", \
+plot "$(basename "$base").dat" using (strcol(1) eq "strong" && \$7 != 1600 ? \$2 : 1/0):4 with linespoints title "strong (one n), 200 Gb/s", \
+     "" using (strcol(1) eq "strong" && (\$7 == 1600 || \$2 <= 8) ? \$2 : 1/0):4 with linespoints title "strong, 1600 Gb/s", \
+     "" using (strcol(1) eq "weak" && \$7 != 1600 ? \$2 : 1/0):4 with linespoints title "weak (same memory per GPU), 200 Gb/s", \
+     "" using (strcol(1) eq "weak" && (\$7 == 1600 || \$2 <= 4) ? \$2 : 1/0):4 with linespoints title "weak, 1600 Gb/s", \
      (one + 0) * x with lines dashtype 2 title "ideal (1 GPU x GPUs)"
 unset logscale y; set ylabel "efficiency (per-GPU TFLOP/s / 1 GPU)"; set yrange [0:1.1]
-plot "$(basename "$base").dat" using (strcol(1) eq "strong" ? \$2 : 1/0):6 with linespoints title "strong", \
-     "" using (strcol(1) eq "weak" ? \$2 : 1/0):6 with linespoints title "weak"
+plot "$(basename "$base").dat" using (strcol(1) eq "strong" && \$7 != 1600 ? \$2 : 1/0):6 with linespoints title "strong, 200", \
+     "" using (strcol(1) eq "strong" && (\$7 == 1600 || \$2 <= 8) ? \$2 : 1/0):6 with linespoints title "strong, 1600", \
+     "" using (strcol(1) eq "weak" && \$7 != 1600 ? \$2 : 1/0):6 with linespoints title "weak, 200", \
+     "" using (strcol(1) eq "weak" && (\$7 == 1600 || \$2 <= 4) ? \$2 : 1/0):6 with linespoints title "weak, 1600"
 unset multiplot
 GP
 if command -v gnuplot > /dev/null; then
