@@ -9,7 +9,7 @@
 # of 400 as on DGX H100 nodes; one-node cases run once], STRONG_N [65536], WEAK_N [16384: n on one node of 4
 # GPUs], CASES (lines "kind nodes gpus_per_node P Q n" replacing the list below). The "large"
 # case is docs/simulation.md's 16-node, 64-GPU command (./bootstrap.sh simulate --nodes 16 --gpus 4
-# -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4). About 3 minutes on 2 cores.
+# -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4). About 10 minutes on 2 cores.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${RESULTS:-$top/bench/results}

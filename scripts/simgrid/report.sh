@@ -18,12 +18,12 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
       split(rows[r], f, ",")
       t = f[c["gflops"]] / 1000; g = f[c["gpus"]]; pg = t / g
       eff = one > 0 ? sprintf("%.2f", pg / one) : "-"
-      net = "net_gbps" in c ? f[c["net_gbps"]] : 200
+      net = ("net_gbps" in c) ? f[c["net_gbps"]] : 200
       printf "| %s | %s | %d x %d | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-             f[c["kind"]], f[c["nodes"]] > 1 ? net : "-", f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
+             f[c["kind"]], (f[c["nodes"]] > 1 ? net : "-"), f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
              eff, f[c["h2d_bytes"]] / 1e9, f[c["d2d_bytes"]] / 1e9, f[c["mpi_bytes"]] / 1e9,
              f[c["pred_mpi_bytes"]] / 1e9, f[c["pred_load_bytes"]] / 1e9 > md
-      printf "%s %d %d %.3f %.3f %s %s\n", f[c["kind"]], g, f[c["M"]], t, pg, eff == "-" ? "nan" : eff, net > dat
+      printf "%s %d %d %.3f %.3f %s %s\n", f[c["kind"]], g, f[c["M"]], t, pg, (eff == "-" ? "nan" : eff), net > dat
     }
     if (one > 0)
       printf "\nEfficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as in the strong rows).\n", one > md
