@@ -8,7 +8,7 @@ csv=$1
 base=${csv%.csv}
 awk -F, -v md="$base.md" -v dat="$base.dat" '
   NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-  { rows[NR] = $0 }
+  { rows[NR] = $0; nets[("net_gbps" in c) ? $c["net_gbps"] : 200] = 1 }
   $c["kind"] == "strong" && $c["gpus"] == 1 { one = $c["gflops"] / 1000 }
   END {
     print "| scaling | network Gb/s | nodes x GPUs | n | tile | TFLOP/s | per GPU | efficiency | host->GPU GB | GPU<->GPU GB | MPI GB simulated | MPI GB plan | plan loads GB |" > md
@@ -23,8 +23,15 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
              f[c["kind"]], (f[c["nodes"]] > 1 ? net : "-"), f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
              eff, f[c["h2d_bytes"]] / 1e9, f[c["d2d_bytes"]] / 1e9, f[c["mpi_bytes"]] / 1e9,
              f[c["pred_mpi_bytes"]] / 1e9, f[c["pred_load_bytes"]] / 1e9 > md
-      printf "%s %d %d %.3f %.3f %s %s\n", f[c["kind"]], g, f[c["M"]], t, pg, (eff == "-" ? "nan" : eff), net > dat
+      # One series per kind and network, each contiguous (gnuplot breaks a line at a row
+      # another series owns); a one-node row belongs to the series of every network.
+      for (n2 in nets) if (f[c["nodes"]] == 1 || n2 == net)
+        series[++ns] = sprintf("%s %d %d %.3f %.3f %s %s", f[c["kind"]], g, f[c["M"]], t, pg,
+                               (eff == "-" ? "nan" : eff), n2)
     }
+    close(dat)
+    for (i = 1; i <= ns; i++) print series[i] | "sort -k1,1 -k7,7n -k2,2n >> \"" dat "\""
+    close("sort -k1,1 -k7,7n -k2,2n >> \"" dat "\"")
     if (one > 0)
       printf "\nEfficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as in the strong rows).\n", one > md
   }' "$csv"
@@ -34,17 +41,17 @@ set output "$(basename "$base").png"
 set multiplot layout 1,2 title "starpu\\\\_gemm simulated (StarPU+SimGrid, H200 models; 1 node of 1-8 GPUs, then nodes of 4 GPUs over 200 or 1600 Gb/s)"
 set logscale xy 2
 set xlabel "GPUs"; set ylabel "TFLOP/s"; set key top left; set grid
-one = system("awk '\$1 == \"strong\" && \$2 == 1 { print \$4 }' $(basename "$base").dat")
+one = system("awk '\$1 == \"strong\" && \$2 == 1 { print \$4; exit }' $(basename "$base").dat")
 plot "$(basename "$base").dat" using (strcol(1) eq "strong" && \$7 != 1600 ? \$2 : 1/0):4 with linespoints title "strong (one n), 200 Gb/s", \
-     "" using (strcol(1) eq "strong" && (\$7 == 1600 || \$2 <= 8) ? \$2 : 1/0):4 with linespoints title "strong, 1600 Gb/s", \
+     "" using (strcol(1) eq "strong" && \$7 == 1600 ? \$2 : 1/0):4 with linespoints title "strong, 1600 Gb/s", \
      "" using (strcol(1) eq "weak" && \$7 != 1600 ? \$2 : 1/0):4 with linespoints title "weak (same memory per GPU), 200 Gb/s", \
-     "" using (strcol(1) eq "weak" && (\$7 == 1600 || \$2 <= 4) ? \$2 : 1/0):4 with linespoints title "weak, 1600 Gb/s", \
+     "" using (strcol(1) eq "weak" && \$7 == 1600 ? \$2 : 1/0):4 with linespoints title "weak, 1600 Gb/s", \
      (one + 0) * x with lines dashtype 2 title "ideal (1 GPU x GPUs)"
 unset logscale y; set ylabel "efficiency (per-GPU TFLOP/s / 1 GPU)"; set yrange [0:1.1]
 plot "$(basename "$base").dat" using (strcol(1) eq "strong" && \$7 != 1600 ? \$2 : 1/0):6 with linespoints title "strong, 200", \
-     "" using (strcol(1) eq "strong" && (\$7 == 1600 || \$2 <= 8) ? \$2 : 1/0):6 with linespoints title "strong, 1600", \
+     "" using (strcol(1) eq "strong" && \$7 == 1600 ? \$2 : 1/0):6 with linespoints title "strong, 1600", \
      "" using (strcol(1) eq "weak" && \$7 != 1600 ? \$2 : 1/0):6 with linespoints title "weak, 200", \
-     "" using (strcol(1) eq "weak" && (\$7 == 1600 || \$2 <= 4) ? \$2 : 1/0):6 with linespoints title "weak, 1600"
+     "" using (strcol(1) eq "weak" && \$7 == 1600 ? \$2 : 1/0):6 with linespoints title "weak, 1600"
 unset multiplot
 GP
 if command -v gnuplot > /dev/null; then
