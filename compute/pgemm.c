@@ -44,7 +44,9 @@ struct starpu_gemm_request {
 	                                    * and GPU, 1 + the last chunk that prefetched it */
 	int cuda_workers[STARPU_MAXNODES]; /* first CUDA worker of each GPU, for static_gpu */
 	int64_t peak_remote_tiles;
-	int64_t inserted;                  /* tasks this rank inserted, and the seconds it took */
+	int64_t inserted;                  /* tasks this rank inserted (it runs them), tiles it
+	                                    * sent, and the seconds both took */
+	int64_t sends;
 	double insert_seconds;
 	int share;                         /* A's and B's node peers' tiles are read in place
 	                                    * (distrib/node_share.c): both descriptors shared */
@@ -57,11 +59,10 @@ struct starpu_gemm_request {
 static int64_t remote_tiles_held(const struct starpu_gemm_desc *X, int rank)
 {
 	int64_t held = 0;
-	for (int i = 0; i < starpu_gemm_desc_tile_rows(X); i++)
-		for (int j = 0; j < starpu_gemm_desc_tile_cols(X); j++)
-			if (starpu_gemm_desc_owner(X, i, j) != rank &&
-			    starpu_data_is_on_node(starpu_gemm_desc_handle(X, i, j), STARPU_MAIN_RAM))
-				held++;
+	for (int64_t t = 0; t < (int64_t)X->mt * X->nt; t++) {
+		starpu_data_handle_t h = sg_desc_handle_if_used(X, t);
+		held += X->owners[t] != rank && h && starpu_data_is_on_node(h, STARPU_MAIN_RAM);
+	}
 	return held;
 }
 
@@ -134,7 +135,7 @@ static starpu_data_handle_t input_handle(const struct pgemm *g, const struct sta
                                          int64_t t)
 {
 	starpu_data_handle_t in_reach = g->share ? sg_desc_reach_handle(X, t) : NULL;
-	return in_reach ? in_reach : X->handles[t];
+	return in_reach ? in_reach : sg_desc_handle(X, t);
 }
 
 /* Marks of "done in this epoch" (a chunk): whether mark is new in epoch, now set. The walk
@@ -149,30 +150,26 @@ static int first_in_epoch(int64_t *mark, int64_t epoch)
 	return 1;
 }
 
-/* Whether this rank inserts task GEMM(i, j, k): the rank that runs it (C's owner) does, and
- * an owner of its A or B tile that must send the tile to another node; the others would only
- * have StarPU-MPI discard it. Node peers of the runner read its inputs in place and send
- * nothing (A and B are both shared or both not, so no rank owns one tile to send and one
- * not). With StarPU-MPI's cache on, an owner inserts only the first task of an epoch (a
- * chunk, the cache being flushed after each; the product unthrottled) that needs its tile on
- * that runner: the others' insertions would send nothing, and every rank inserted up to
- * 2.75 x its share of the tasks at 64 simulated nodes, 1.44 x now
- * (bench/results/sim-chunks-20261127.txt). */
-static int inserts(struct pgemm *g, int runner, int64_t a_tile, int64_t b_tile, int64_t epoch)
+/* Tile t of X, this rank's, to runner, whose task reads it: StarPU-MPI's receive there,
+ * posted when the runner inserts that task, takes it by the tile's tag. Only the runner
+ * inserts the task: a rank that only sends a tile needs neither the task nor the handles of
+ * the task's other tiles (every rank inserted every task, then every task it sent a tile for:
+ * at 64 simulated nodes 32768 and 1408 insertions, and every tile of A, B and C registered).
+ * Node peers of the runner read the tile in place. With StarPU-MPI's cache on, once per
+ * tile, runner and epoch (a chunk, the cache being flushed after each; the product
+ * unthrottled): the runner's later tasks of the epoch find it received. */
+static int send_input(struct pgemm *g, const struct starpu_gemm_desc *X, int64_t *sent,
+                      int64_t t, int runner, int64_t epoch, int prio)
 {
 	int me = g->pb.rank;
-	if (runner == me)
-		return 1;
-	int sends_a = g->A->owners[a_tile] == me, sends_b = g->B->owners[b_tile] == me;
-	if (!(sends_a || sends_b) || (g->share && sg_desc_same_node(g->A, me, runner)))
+	if (X->owners[t] != me || (g->share && sg_desc_same_node(X, me, runner)))
 		return 0;
-	if (!g->sent_a)
-		return 1;
-	int64_t *sent_b = g->B == g->A ? g->sent_a : g->sent_b;
-	int nranks = g->C->nranks;
-	int new_a = sends_a && first_in_epoch(&g->sent_a[a_tile * nranks + runner], epoch);
-	int new_b = sends_b && first_in_epoch(&sent_b[b_tile * nranks + runner], epoch);
-	return new_a || new_b;
+	if (sent && !first_in_epoch(&sent[t * X->nranks + runner], epoch))
+		return 0;
+	starpu_data_handle_t h = X->handles[t];
+	g->sends++;
+	return starpu_mpi_isend_detached_prio(h, runner, starpu_mpi_data_get_tag(h), prio,
+	                                      g->pb.comm, NULL, NULL);
 }
 
 /* A GPU's copy of the A and B tiles of a task, asked for at submission in the walk's
@@ -301,32 +298,45 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	starpu_gemm_desc_tile_shape(g->C, i, j, &m, &n);
 	starpu_gemm_desc_tile_shape(g->A, ar, ac, g->pb.transA == 'N' ? &unused : &kk,
 	                            g->pb.transA == 'N' ? &kk : &unused);
-	int runner = starpu_gemm_desc_owner(g->C, i, j), local = runner == g->pb.rank;
+	int runner = starpu_gemm_desc_owner(g->C, i, j);
 	int64_t a_tile = (int64_t)ac * g->A->mt + ar, b_tile = (int64_t)bc * g->B->mt + br;
-	if (!g->pb.local && !inserts(g, runner, a_tile, b_tile, g->plan.throttled ? chunk : 0))
+	int prio = walk_priority(g, seq);
+	if (runner != g->pb.rank) { /* this rank's part: the tiles of its own that the task reads */
+		int64_t epoch = g->plan.throttled ? chunk : 0;
+		double t0 = sg_now();
+		int64_t *sent_b = g->B == g->A ? g->sent_a : g->sent_b;
+		int ret = send_input(g, g->A, g->sent_a, a_tile, runner, epoch, prio);
+		if (ret >= 0 && !(g->B == g->A && b_tile == a_tile))
+			ret = send_input(g, g->B, sent_b, b_tile, runner, epoch, prio);
+		g->insert_seconds += sg_now() - t0;
+		if (ret < 0) {
+			char where[96];
+			snprintf(where, sizeof(where), "an input of task GEMM(%d,%d,%d) to rank %d", i, j,
+			         k, runner);
+			sg_fatal(__FILE__, __LINE__, "starpu_mpi_isend_detached_prio", strerror(-ret),
+			         where);
+		}
 		return;
-	/* The runner reads what is in reach in place; a sender names its regular handles. */
-	starpu_data_handle_t a_in = local ? input_handle(g, g->A, a_tile) : g->A->handles[a_tile];
-	starpu_data_handle_t b_in = local ? input_handle(g, g->B, b_tile) : g->B->handles[b_tile];
+	}
+	/* The runner reads what is in reach in place, the rest through StarPU-MPI's receives. */
+	starpu_data_handle_t a_in = input_handle(g, g->A, a_tile);
+	starpu_data_handle_t b_in = input_handle(g, g->B, b_tile);
 	size_t size = sg_precision_of_c(g->prec)->elemsize; /* alpha's, beta's */
-	if (local)
-		sg_window_add_task(g->window);
-	/* Only the executing rank uses the callback and the worker; the others only send. */
-	int gpu = local && g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
+	sg_window_add_task(g->window);
+	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	/* The last shell's C tiles go through the GPU as before: the link has room for them by
 	 * then (A and B are in), and adds at home would be what the product waits for at its end
 	 * (bench/notes-gpu.md). */
-	int home = g->home && local && !sg_walk_in_last_shell(&g->plan, i, j);
+	int home = g->home && !sg_walk_in_last_shell(&g->plan, i, j);
 	int overwrite = k == 0 && (g->beta_zero || home);
 	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
 	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
-	int prio = walk_priority(g, seq);
 	struct sg_gemm_task task = {
 		.p = g->prec, .transA = g->pb.transA, .transB = g->pb.transB, .alpha = &g->alpha,
 		.beta = beta_k, .A = a_in, .B = b_in, .C = target, .overwrite = overwrite,
-		.m = m, .n = n, .k = kk, .callback = local ? sg_window_task_done : NULL,
+		.m = m, .n = n, .k = kk, .callback = sg_window_task_done,
 		.callback_arg = chunk_ref, .priority = prio, .worker = worker,
 		.where = (unsigned long long)g->gemm_where };
 	double t0 = sg_now();
@@ -347,6 +357,15 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	}
 }
 
+/* StarPU-MPI's cache of tile t, where this rank registered it (a flush is collective over the
+ * ranks that did). */
+static void flush_if_used(const struct pgemm *g, const struct starpu_gemm_desc *X, int64_t t)
+{
+	starpu_data_handle_t h = sg_desc_handle_if_used(X, t);
+	if (h)
+		starpu_mpi_cache_flush(g->pb.comm, h);
+}
+
 /* A chunk's remote A and B tiles are dropped from StarPU-MPI's cache once its tasks end, so
  * a rank never holds more than the window's tiles; every rank flushes at the same point. */
 static void flush_chunk_inputs(struct pgemm *g, int i0, int i1, int j0, int j1, int k0, int k1)
@@ -355,11 +374,11 @@ static void flush_chunk_inputs(struct pgemm *g, int i0, int i1, int j0, int j1, 
 	for (int k = k0; k < k1; k++) {
 		for (int i = i0; i < i1; i++) {
 			sg_op_tile(g->pb.transA, i, k, &r, &c);
-			starpu_mpi_cache_flush(g->pb.comm, starpu_gemm_desc_handle(g->A, r, c));
+			flush_if_used(g, g->A, sg_desc_index(g->A, r, c));
 		}
 		for (int j = j0; j < j1; j++) {
 			sg_op_tile(g->pb.transB, k, j, &r, &c);
-			starpu_mpi_cache_flush(g->pb.comm, starpu_gemm_desc_handle(g->B, r, c));
+			flush_if_used(g, g->B, sg_desc_index(g->B, r, c));
 		}
 	}
 }
@@ -597,16 +616,15 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
  * Then only this product's tiles leave StarPU-MPI's cache (every rank at the same point). */
 static void settle_inputs(struct pgemm *g, struct starpu_gemm_desc *X)
 {
-	for (int j = 0; j < starpu_gemm_desc_tile_cols(X); j++)
-		for (int i = 0; i < starpu_gemm_desc_tile_rows(X); i++) {
-			starpu_data_handle_t h = starpu_gemm_desc_handle(X, i, j);
-			if (starpu_gemm_desc_owner(X, i, j) == g->pb.rank) {
-				SG_STARPU_FATAL(starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE,
-				                                            STARPU_RW), "tile sends");
-				starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
-			}
-			starpu_mpi_cache_flush(g->pb.comm, h);
+	for (int64_t t = 0; t < (int64_t)X->mt * X->nt; t++) {
+		if (X->owners[t] == g->pb.rank) {
+			starpu_data_handle_t h = X->handles[t];
+			SG_STARPU_FATAL(starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW),
+			                "tile sends");
+			starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 		}
+		flush_if_used(g, X, t);
+	}
 }
 
 int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *stats)
@@ -639,6 +657,10 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 		stats->c_home_s = home;
 		stats->tasks_inserted = g->inserted;
 		stats->insert_seconds = g->insert_seconds;
+		stats->tiles_sent = g->sends;
+		stats->handles = sg_desc_handles_used(g->A) +
+		                 (g->B != g->A ? sg_desc_handles_used(g->B) : 0) +
+		                 (g->C != g->A && g->C != g->B ? sg_desc_handles_used(g->C) : 0);
 	}
 	sg_window_destroy(g->window);
 	sg_c_home_destroy(g->home);

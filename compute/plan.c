@@ -196,7 +196,7 @@ static double c_blocks_held(int X, int Y, int lookahead)
 	return X * Y > 1 && lookahead > 0 ? 2 : 1;
 }
 
-/* StarPU's host memory per registered tile (every rank registers every tile), and what the
+/* StarPU's host memory per registered tile, and what the
  * allocation of a tile of tile_bytes adds to it: glibc maps a tile of 128 KiB or more on its
  * own, a page more (bench/rss.sh). */
 static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
@@ -205,18 +205,30 @@ static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
 	       (tile_bytes >= 128 * 1024 ? 4096 : 0);
 }
 
-/* Tiles of A, B and C at tile t. */
-static double handles_at(const struct sg_problem *pb, int64_t t)
+/* Handles a rank registers at tile t (distrib/desc.c registers another rank's tile at first
+ * use): the A tiles of its C rows, the B tiles of its C columns and its C tiles; its own A
+ * and B tiles outside those where the operands are transposed or dealt by the user's
+ * function; and with node sharing a reach handle for each of its node peers' tiles. One
+ * rank: every tile once. */
+static double handles_at(const struct sg_problem *pb, const struct sg_resources *res, int64_t t)
 {
 	double mt = (double)((pb->M + t - 1) / t), nt = (double)((pb->N + t - 1) / t);
 	double kt = (double)((pb->K + t - 1) / t);
-	return mt * kt + kt * nt + mt * nt;
+	double ranks = (double)pb->P * pb->Q, mtl = ceil(mt / pb->P), ntl = ceil(nt / pb->Q);
+	double touched = mtl * kt + kt * ntl + mtl * ntl;
+	if (ranks <= 1)
+		return touched;
+	double own = ceil(mt * kt / ranks) + ceil(kt * nt / ranks) + ceil(mt * nt / ranks);
+	int aligned = pb->transA == 'N' && pb->transB == 'N' && !pb->user_owners;
+	double peers = (1.0 + res->row_peers) * (1.0 + res->col_peers) - 1;
+	return touched + (aligned ? 0 : own) + (pb->share ? peers * own : 0);
 }
 
 /* The handles alone would take more than half of host memory: one line with the numbers and
  * the smallest tile whose handles take at most that half (none if no tile does). */
-static void refuse_handles(const struct sg_problem *pb, double handles, double handle_bytes,
-                           double tile_bytes, size_t host_mem, char *why, size_t whylen)
+static void refuse_handles(const struct sg_problem *pb, const struct sg_resources *res,
+                           double handles, double handle_bytes, double tile_bytes,
+                           size_t host_mem, char *why, size_t whylen)
 {
 	double half = host_mem / 2.0, per_handle = handle_host_bytes(pb, tile_bytes);
 	int64_t hi = pb->M > pb->N ? pb->M : pb->N; /* one tile per matrix there */
@@ -224,13 +236,13 @@ static void refuse_handles(const struct sg_problem *pb, double handles, double h
 	int64_t lo = pb->tile;
 	while (lo + 1 < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (handles_at(pb, mid) * per_handle <= half)
+		if (handles_at(pb, res, mid) * per_handle <= half)
 			hi = mid;
 		else
 			lo = mid;
 	}
 	char advice[96] = "no tile does";
-	if (handles_at(pb, hi) * per_handle <= half)
+	if (handles_at(pb, res, hi) * per_handle <= half)
 		snprintf(advice, sizeof(advice), "use a tile of at least %lld (-t)", (long long)hi);
 	snprintf(why, whylen, "%.0f tiles of %d x %d (%.0f tasks) are %.1f GB of StarPU "
 	        "handles per rank (%.1f kB each), more than half of the %.1f GB of host memory per "
@@ -347,11 +359,11 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	 * half of host memory we allow in-flight remote tiles (C is resident there anyway). */
 	double gpu_tiles = plan->G > 0 && plan->gpu_mem ? plan->gpu_mem / tile_bytes : 0;
 	double host_tiles = plan->host_mem / tile_bytes / 2;
-	/* Every rank registers every tile of A, B and C: their handles come first. */
-	plan->handles = (double)pb.Mt * pb.Kt + (double)pb.Kt * pb.Nt + (double)pb.Mt * pb.Nt;
+	/* The tiles a rank registers: their handles come first. */
+	plan->handles = handles_at(&pb, res, pb.tile);
 	double handle_bytes = plan->handles * handle_host_bytes(&pb, tile_bytes);
 	if (handle_bytes > plan->host_mem / 2.0) {
-		refuse_handles(&pb, plan->handles, handle_bytes, tile_bytes, plan->host_mem, why,
+		refuse_handles(&pb, res, plan->handles, handle_bytes, tile_bytes, plan->host_mem, why,
 		               whylen);
 		return -ENOMEM;
 	}

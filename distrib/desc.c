@@ -254,6 +254,58 @@ static void register_comm(MPI_Comm comm)
 	pthread_mutex_unlock(&lock);
 }
 
+/* Tile t's handle. A tile of another rank has no home node (-1): memory appears only when a
+ * copy arrives, so a rank's memory follows what it owns. */
+static void register_tile(struct starpu_gemm_desc *d, int64_t t)
+{
+	int i = (int)(t % d->mt), j = (int)(t / d->mt);
+	uint32_t rows = (uint32_t)sg_desc_extent(d->m, d->tile, i);
+	uint32_t cols = (uint32_t)sg_desc_extent(d->n, d->tile, j);
+	int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
+	uint32_t ld = d->tiles[t] ? (uint32_t)d->lds[t] : rows;
+	starpu_data_handle_t h;
+	starpu_matrix_data_register(&h, home, (uintptr_t)d->tiles[t], ld, rows, cols,
+	                            d->p->elemsize);
+	/* So that a failing task can name its tiles (codelets/) and traces show them. */
+	starpu_data_set_coordinates(h, 2, i, j);
+	if (!d->local)
+		starpu_mpi_data_register_comm(h, d->tag_base + t, d->owners[t], d->comm);
+	__atomic_store_n(&d->handles[t], h, __ATOMIC_RELEASE);
+}
+
+/* Tiles of other ranks are registered at first use, by the ranks that use them (the runner
+ * of a task reading them, the root of a gather): at 64 nodes every rank registered all 3072
+ * tiles of a product (67.5 MB of StarPU's state, growing with the whole problem), where one
+ * touches its own and its rows' and columns' (bench/results/sim-chunks-20261127.txt). The
+ * submission thread and the caller's thread may both ask: one lock for the rare first time. */
+static pthread_mutex_t first_use = PTHREAD_MUTEX_INITIALIZER;
+
+starpu_data_handle_t sg_desc_handle(const struct starpu_gemm_desc *d, int64_t t)
+{
+	starpu_data_handle_t h = __atomic_load_n(&d->handles[t], __ATOMIC_ACQUIRE);
+	if (h)
+		return h;
+	pthread_mutex_lock(&first_use);
+	if (!d->handles[t])
+		register_tile((struct starpu_gemm_desc *)d, t);
+	h = d->handles[t];
+	pthread_mutex_unlock(&first_use);
+	return h;
+}
+
+starpu_data_handle_t sg_desc_handle_if_used(const struct starpu_gemm_desc *d, int64_t t)
+{
+	return __atomic_load_n(&d->handles[t], __ATOMIC_ACQUIRE);
+}
+
+int64_t sg_desc_handles_used(const struct starpu_gemm_desc *d)
+{
+	int64_t used = 0;
+	for (int64_t t = 0; t < (int64_t)d->mt * d->nt; t++)
+		used += (sg_desc_handle_if_used(d, t) != NULL) + (d->reach && d->reach[t]);
+	return used;
+}
+
 static void register_tiles(struct starpu_gemm_desc *d)
 {
 	if (!d->local) {
@@ -269,17 +321,9 @@ static void register_tiles(struct starpu_gemm_desc *d)
 			int64_t t = sg_desc_index(d, i, j);
 			uint32_t rows = (uint32_t)sg_desc_extent(d->m, d->tile, i);
 			uint32_t cols = (uint32_t)sg_desc_extent(d->n, d->tile, j);
-			/* A tile of another rank has no home node (-1): memory appears only when a
-			 * copy arrives, so a rank's memory follows what it owns. */
-			int home = d->tiles[t] ? STARPU_MAIN_RAM : -1;
-			uint32_t ld = d->tiles[t] ? (uint32_t)d->lds[t] : rows;
-			starpu_matrix_data_register(&d->handles[t], home, (uintptr_t)d->tiles[t], ld,
-			                            rows, cols, d->p->elemsize);
-			/* So that a failing task can name its tiles (codelets/) and traces show them. */
-			starpu_data_set_coordinates(d->handles[t], 2, i, j);
-			if (!d->local)
-				starpu_mpi_data_register_comm(d->handles[t], d->tag_base + t,
-				                              d->owners[t], d->comm);
+			/* Another rank's tile: at first use (sg_desc_handle). */
+			if (d->tiles[t])
+				register_tile(d, t);
 			if (d->shared && d->peer[t]) {
 				/* A node peer's tile, read in place: this rank's own for StarPU-MPI,
 				 * which then never moves it. */
@@ -366,14 +410,13 @@ void starpu_gemm_desc_destroy(struct starpu_gemm_desc *desc)
 	if (!desc)
 		return;
 	for (int64_t t = 0; t < (int64_t)desc->mt * desc->nt; t++) {
-		if (!desc->handles[t])
-			continue;
 		/* Both wait for the tasks and communications on the tile. An owned tile's latest
 		 * value goes home (for caller memory: into the caller's array); a remote tile has
-		 * no home to write a copy back to: drop it. */
+		 * no home to write a copy back to: drop it. Another rank's tile this rank never
+		 * used has no handle (sg_desc_handle). */
 		if (desc->tiles[t])
 			starpu_data_unregister(desc->handles[t]);
-		else
+		else if (desc->handles[t])
 			starpu_data_unregister_no_coherency(desc->handles[t]);
 		/* A node peer's memory: never written from here. */
 		if (desc->reach && desc->reach[t])
@@ -419,7 +462,7 @@ int starpu_gemm_desc_owner(const struct starpu_gemm_desc *desc, int i, int j)
 
 starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc, int i, int j)
 {
-	return in_range(desc, i, j) ? desc->handles[sg_desc_index(desc, i, j)] : NULL;
+	return in_range(desc, i, j) ? sg_desc_handle(desc, sg_desc_index(desc, i, j)) : NULL;
 }
 
 void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,

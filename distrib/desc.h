@@ -17,7 +17,8 @@ struct starpu_gemm_desc {
 	int rank, nranks;
 	/* Per tile, column-major tile order (index = j*mt + i): */
 	int *owners;                     /* computed once, so a user owner is called once a tile */
-	starpu_data_handle_t *handles;   /* every tile, owned or not */
+	starpu_data_handle_t *handles;   /* owned tiles' from creation; another rank's once this
+	                                  * rank uses it (sg_desc_handle), else NULL */
 	void **tiles;                    /* memory of owned tiles, else NULL */
 	int64_t *lds;                    /* leading dimension of each owned tile, in elements */
 	int user_memory;                 /* tiles are the caller's memory, not starpu_malloc'ed */
@@ -83,6 +84,18 @@ static inline int64_t sg_desc_next_local(const struct starpu_gemm_desc *d, int64
 }
 #define SG_DESC_FOR_LOCAL(d, t) \
 	for (int64_t t = sg_desc_next_local(d, -1); t >= 0; t = sg_desc_next_local(d, t))
+
+/* Tile t's handle, registered here at the first call for a tile of another rank (every rank
+ * that names the tile in a StarPU-MPI call must have it: the runner of a task reading it, the
+ * root of a gather); thread-safe. */
+starpu_data_handle_t sg_desc_handle(const struct starpu_gemm_desc *d, int64_t t);
+/* Tile t's handle if it is registered here, else NULL (registers nothing: for loops over
+ * every tile, such as cache flushes, that must not register what this rank never used). */
+starpu_data_handle_t sg_desc_handle_if_used(const struct starpu_gemm_desc *d, int64_t t);
+
+/* Handles of d registered on this rank: its own tiles', the others' it used, and its node
+ * peers' reach handles. */
+int64_t sg_desc_handles_used(const struct starpu_gemm_desc *d);
 
 /* Sizes and distribution of an m x n matrix of prec cut in tiles, checked identically on every
  * rank (no communication): 0 or -EINVAL; only verbose (rank 0) says what is wrong, once for the

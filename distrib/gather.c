@@ -21,33 +21,37 @@ static void copy_tile(const struct starpu_gemm_desc *d, int i, int j, const void
 	}
 }
 
-/* Tiles [first, last) in column-major tile order: every rank posts its part of the moves to
- * root (only root and the owners do anything), root copies, and every rank flushes the
- * StarPU-MPI cache of those tiles at the same point, as starpu_mpi_cache_flush requires,
- * so root drops its copies and the owners will send again next time. */
+/* Tiles [first, last) in column-major tile order: root and the owners post the moves to root,
+ * root copies, and every rank that registered those tiles flushes their StarPU-MPI cache at
+ * the same point, as starpu_mpi_cache_flush requires (of the ranks where a handle is
+ * registered), so root drops its copies and the owners will send again next time. */
 static int gather_window(struct starpu_gemm_desc *d, int64_t first, int64_t last, char *dst,
                          int root)
 {
+	/* Only root and a tile's owner take part in its move (and register it: sg_desc_handle). */
 	for (int64_t t = first; t < last; t++)
-		if (d->owners[t] != root)
-			SG_STARPU_CHECK(starpu_mpi_get_data_on_node_detached(d->comm, d->handles[t],
+		if (d->owners[t] != root && (d->rank == root || d->rank == d->owners[t]))
+			SG_STARPU_CHECK(starpu_mpi_get_data_on_node_detached(d->comm,
+			                                                     sg_desc_handle(d, t),
 			                                                     root, NULL, NULL));
 	if (d->rank == root) {
 		for (int64_t t = first; t < last; t++) {
-			SG_STARPU_CHECK(starpu_data_acquire(d->handles[t], STARPU_R));
-			const void *tile = starpu_data_get_local_ptr(d->handles[t]);
+			starpu_data_handle_t h = sg_desc_handle(d, t);
+			SG_STARPU_CHECK(starpu_data_acquire(h, STARPU_R));
+			const void *tile = starpu_data_get_local_ptr(h);
 			copy_tile(d, (int)(t % d->mt), (int)(t / d->mt), tile,
-			          starpu_matrix_get_local_ld(d->handles[t]), dst);
-			starpu_data_release(d->handles[t]);
+			          starpu_matrix_get_local_ld(h), dst);
+			starpu_data_release(h);
 		}
 	}
 	for (int64_t t = first; t < last; t++) {
-		if (d->owners[t] == root)
+		starpu_data_handle_t h = sg_desc_handle_if_used(d, t);
+		if (d->owners[t] == root || !h)
 			continue;
-		starpu_mpi_cache_flush(d->comm, d->handles[t]);
+		starpu_mpi_cache_flush(d->comm, h);
 		/* Without the cache, the flush does not drop root's copy: drop it here. */
 		if (d->rank == root && !starpu_mpi_cache_is_enabled())
-			starpu_data_invalidate_submit(d->handles[t]);
+			starpu_data_invalidate_submit(h);
 	}
 	return 0;
 }

@@ -387,6 +387,9 @@ void sg_report_timeline(const struct sg_report *rep, const struct starpu_gemm_st
 	       stats->half_tasks_s * 1e3, stats->last_task_s * 1e3, stats->c_home_s * 1e3);
 	const struct starpu_gemm_plan *pl = &stats->plan;
 	printf("  submission on rank 0: %lld tasks inserted of the product's %.0f (%lld run here), "
-	       "%.1f ms inserting\n", (long long)stats->tasks_inserted,
-	       (double)pl->Mt * pl->Nt * pl->Kt, (long long)stats->tasks, stats->insert_seconds * 1e3);
+	       "%lld tiles sent, %.1f ms inserting and sending; %lld tile handles of the %.0f\n",
+	       (long long)stats->tasks_inserted, (double)pl->Mt * pl->Nt * pl->Kt,
+	       (long long)stats->tasks, (long long)stats->tiles_sent, stats->insert_seconds * 1e3,
+	       (long long)stats->handles,
+	       (double)pl->Mt * pl->Kt + (double)pl->Kt * pl->Nt + (double)pl->Mt * pl->Nt);
 }

@@ -341,7 +341,10 @@ struct starpu_gemm_plan {
 	double host_to_gpu_bytes;     /* predicted per rank: A, B and C tiles loaded to GPUs */
 	double gpu_to_host_bytes;     /* predicted per rank: C tiles written back */
 	double mpi_recv_bytes;        /* predicted per rank: remote A and B tiles received */
-	double handles;               /* tiles each rank registers: every tile of A, B and C */
+	double handles;               /* tiles each rank registers (at most): the A tiles of its C
+	                               * rows, the B tiles of its C columns, its C tiles, its own
+	                               * (transposed operands, a user owner function), its node
+	                               * peers' reach handles; one rank: every tile of A, B and C */
 	double tasks_in_flight;       /* bound per rank on tile tasks submitted and not done */
 	double host_bytes;            /* bound per rank on host memory beyond the tiles it owns:
 	                               * StarPU's handles and tasks in flight, remote tiles */
@@ -411,12 +414,15 @@ struct starpu_gemm_stats {
 	 * the first task waits for its tiles to cross the link, and the last C tiles go home
 	 * after the last task. */
 	double first_task_s, half_tasks_s, last_task_s, c_home_s;
-	/* The submission: tasks this rank inserted (those it runs, and those whose A or B tile it
-	 * sends to another node; every rank inserted every task before they were pruned), and the
-	 * wall-clock seconds spent inserting them (real time: under StarPU+SimGrid the
-	 * runtime's CPU time is not simulated). */
+	/* The submission: tasks this rank inserted (those it runs: a rank that only sends a tile
+	 * posts the send, every rank inserted every task once), the A and B tiles it posted to
+	 * other nodes, and the wall-clock seconds spent on both (real time: under
+	 * StarPU+SimGrid the runtime's CPU time is not simulated). Handles: the tiles this rank
+	 * registered, its own and the others' it read (registered at first use). */
 	int64_t tasks_inserted;
 	double insert_seconds;
+	int64_t tiles_sent;
+	int64_t handles;
 };
 
 /* C = alpha*op(A)*op(B) + beta*C, collective over the descriptors' communicator. The rank that
