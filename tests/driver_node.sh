@@ -53,6 +53,27 @@ run "4 ranks, A and B transposed" 4 zero -- "${sizes[@]}" --transA T --transB T
 # Tiles dealt evenly: the plan's per-rank prediction is then every rank's exactly.
 run "4 ranks, each its own node (STARPU_GEMM_SHARE_NODE=0)" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
   -M 768 -N 768 -K 896 -t 128 -P 2 -Q 2
+# Each rank its own node: rank 0 inserts only the tasks it runs (a tile it only sends is
+# posted, not a task), and registers only the tiles it uses, as many as the plan counts (at
+# 6 x 6 x 7 tiles on 2 x 2: its A rows 21, B columns 21, C 9 = 51 of the 120).
+if env STARPU_GEMM_SHARE_NODE=0 timeout -k 10 180 "${MPIRUN:-mpirun}" -np 4 -x STARPU_SILENT \
+     -x STARPU_NCUDA -x STARPU_HOME -x STARPU_GEMM_SHARE_NODE "$driver" --niter 1 --warmup 0 \
+     -M 768 -N 768 -K 896 -t 128 -P 2 -Q 2 > "$out" 2> "$err"; then
+  line=$(grep "submission on rank 0:" "$out")
+  planned=$(sed -n 's/.* \([0-9]*\) tile handles (.*/\1/p' "$out")
+  read -r inserted run handles total < <(echo "$line" |
+    sed -n 's/.*: \([0-9]*\) tasks inserted of the product.s [0-9]* (\([0-9]*\) run here).*; \([0-9]*\) tile handles of the \([0-9]*\)/\1 \2 \3 \4/p')
+  if [ -n "${inserted:-}" ] && [ "$inserted" = "$run" ] && [ "$handles" = 51 ] &&
+     [ "$planned" = 51 ] && [ "$total" = 120 ]; then
+    echo "PASS each rank its own node: rank 0 inserts the $run tasks it runs, registers $handles of $total tiles (plan $planned)"
+  else
+    echo "FAIL each rank its own node: '$line', plan's handles '$planned'"; cat "$out" "$err"
+    failures=$((failures + 1))
+  fi
+else
+  echo "FAIL each rank its own node, text output: the run failed"; cat "$out" "$err"
+  failures=$((failures + 1))
+fi
 missing=/nonexistent-starpu-gemm-shm-$$
 if run "4 ranks, STARPU_GEMM_SHM_DIR missing" 4 any STARPU_GEMM_SHM_DIR="$missing" -- \
      "${sizes[@]}" -P 2 -Q 2; then
