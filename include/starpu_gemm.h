@@ -174,9 +174,10 @@ int starpu_gemm_dist_owner(const struct starpu_gemm_dist *dist, int i, int j);
 struct starpu_gemm_desc;
 
 /* prec: 's','d','c','z','b','h' (not 't': TF32 multiplies 's' matrices).
- * Collective over comm. Allocates the tiles this rank owns and registers every tile with
- * StarPU-MPI: owned tiles with their memory, others with no home node, so memory stays
- * proportional to what this rank owns. Where several ranks of comm share a node, their tiles
+ * Collective over comm. Allocates the tiles this rank owns and registers them with StarPU-MPI;
+ * another rank's tile is registered (with no home node) when this rank first asks for its
+ * handle (starpu_gemm_desc_handle, or a product whose task here reads it), so memory stays
+ * proportional to what this rank owns and uses. Where several ranks of comm share a node, their tiles
  * are allocated in shared memory (/dev/shm, one object per rank, unlinked once mapped; pinned
  * in every rank with GPUs) and each rank's tasks read its node peers' A and B tiles in place:
  * only ranks of different nodes exchange tiles through MPI (STARPU_GEMM_SHARE_NODE=0: every
@@ -233,6 +234,9 @@ int starpu_gemm_desc_tile_cols(const struct starpu_gemm_desc *desc); /* number o
 const struct starpu_gemm_dist *starpu_gemm_desc_dist(const struct starpu_gemm_desc *desc);
 MPI_Comm starpu_gemm_desc_comm(const struct starpu_gemm_desc *desc);
 int starpu_gemm_desc_owner(const struct starpu_gemm_desc *desc, int i, int j);
+/* Tile (i,j)'s StarPU handle, registered with StarPU-MPI here at the first call for a tile of
+ * another rank: a rank that inserts a StarPU-MPI task naming the tile calls it first, as
+ * every rank inserting the task does. NULL out of range. */
 starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc, int i, int j);
 /* Elements in tile (i,j): rows, cols. */
 void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,
