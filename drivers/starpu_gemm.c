@@ -414,6 +414,15 @@ static void report_memory(const struct sg_driver_options *o, double bound, doubl
 	if (rank != 0 || o->csv)
 		return;
 	char b[32], p[32];
+#ifdef STARPU_SIMGRID
+	/* Simulated ranks are threads of one process with folded tiles: its peak is no rank's. */
+	printf("memory: bound per rank %s (simulated: no rank's peak is measured)\n",
+	       sg_driver_format_bytes_to(bound, 3, b, sizeof(b)));
+	(void)p;
+	(void)peak;
+	sg_report_flush();
+	return;
+#endif
 	/* GB to three decimals: peak and bound are compared to the percent (bench/rss.sh),
 	 * where "5.8 GB" would say little. */
 	if (peak > 0)
