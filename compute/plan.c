@@ -206,22 +206,25 @@ static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
 }
 
 /* Handles a rank registers at tile t (distrib/desc.c registers another rank's tile at first
- * use): the A tiles of its C rows, the B tiles of its C columns and its C tiles; its own A
- * and B tiles outside those where the operands are transposed or dealt by the user's
- * function; and with node sharing a reach handle for each of its node peers' tiles. One
- * rank: every tile once. */
+ * use): its own tiles of A, B and C; with node sharing a reach handle for each tile of its
+ * node peers; and the tiles of other nodes its tasks read, the A tiles of its C rows and the B
+ * tiles of its C columns but those in its reach (on the grid, (1 + row peers) / Q of the A
+ * tiles of a row, (1 + column peers) / P of a column's B tiles; all of them, at most, where
+ * the operands are transposed or dealt by the user's function). One rank: every tile once. */
 static double handles_at(const struct sg_problem *pb, const struct sg_resources *res, int64_t t)
 {
 	double mt = (double)((pb->M + t - 1) / t), nt = (double)((pb->N + t - 1) / t);
 	double kt = (double)((pb->K + t - 1) / t);
 	double ranks = (double)pb->P * pb->Q, mtl = ceil(mt / pb->P), ntl = ceil(nt / pb->Q);
-	double touched = mtl * kt + kt * ntl + mtl * ntl;
 	if (ranks <= 1)
-		return touched;
-	double own = ceil(mt * kt / ranks) + ceil(kt * nt / ranks) + ceil(mt * nt / ranks);
+		return mt * kt + kt * nt + mt * nt;
+	double own = (mt * kt + kt * nt + mt * nt) / ranks;
+	double row_peers = pb->share ? res->row_peers : 0, col_peers = pb->share ? res->col_peers : 0;
+	double peers = pb->share ? (1.0 + res->row_peers) * (1.0 + res->col_peers) - 1 : 0;
 	int aligned = pb->transA == 'N' && pb->transB == 'N' && !pb->user_owners;
-	double peers = (1.0 + res->row_peers) * (1.0 + res->col_peers) - 1;
-	return touched + (aligned ? 0 : own) + (pb->share ? peers * own : 0);
+	double a_reach = aligned ? (1.0 + row_peers) / pb->Q : 0;
+	double b_reach = aligned ? (1.0 + col_peers) / pb->P : 0;
+	return own * (1 + peers) + mtl * kt * (1 - a_reach) + kt * ntl * (1 - b_reach);
 }
 
 /* The handles alone would take more than half of host memory: one line with the numbers and
