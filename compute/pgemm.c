@@ -164,9 +164,17 @@ static int send_input(struct pgemm *g, const struct starpu_gemm_desc *X, int64_t
 	int me = g->pb.rank;
 	if (X->owners[t] != me || (g->share && sg_desc_same_node(X, me, runner)))
 		return 0;
+	starpu_data_handle_t h = X->handles[t];
+	/* And StarPU-MPI's own send cache, which its flushes and the runner's receive cache
+	 * agree with (the test _starpu_mpi_exchange_data_before_execution makes): a runner whose
+	 * cache still holds the tile from an earlier product posts no receive, and a send nobody
+	 * receives would be taken by a later receive on that tag, stale. Both: the marks alone
+	 * sent to a warm cache (two products in flight on the same A), the cache alone misses a C
+	 * that is A (the owner's writes clear its send cache, not the runner's receive cache). */
 	if (sent && !first_in_epoch(&sent[t * X->nranks + runner], epoch))
 		return 0;
-	starpu_data_handle_t h = X->handles[t];
+	if (starpu_mpi_cached_send_set(h, runner))
+		return 0;
 	g->sends++;
 	return starpu_mpi_isend_detached_prio(h, runner, starpu_mpi_data_get_tag(h), prio,
 	                                      g->pb.comm, NULL, NULL);
@@ -177,7 +185,8 @@ static int send_input(struct pgemm *g, const struct starpu_gemm_desc *X, int64_t
  * is ready only when update k ends: the GPU would then pop it (it comes first) and wait for
  * its tiles. Only where the task's GPU is known (one GPU, or each GPU owning its C tiles).
  * Tiles in reach (the rank's own, and its node peers' under node sharing) are asked for at
- * once; a tile of another node once StarPU-MPI has received it (an acquire in host memory).
+ * once; a tile of another node once StarPU-MPI has received it (an acquire on the GPU node,
+ * ordered after the receive).
  *
  * With plan.gpu_peers, the tile crosses the host link to its loader, one of the GPUs that
  * read it, and the others copy it from there once it is there: StarPU copies from the valid
@@ -203,8 +212,9 @@ static int64_t *ask_mark(const struct pgemm *g, int64_t *asked, int64_t t, int g
 	return &asked[t * g->ngpus + gpu];
 }
 
-/* Once tile h is valid on memory node from (sequentially consistent: after what was submitted
- * before, a receive included), a prefetch to node to; 0, or -1 when it could not be set up. */
+/* Once tile h has a valid copy on memory node from (not ordered after earlier accesses: the
+ * loader's prefetch was asked just before), a prefetch to node to; 0, or -1 when it could not
+ * be set up. */
 static int prefetch_once_there(starpu_data_handle_t h, unsigned from, unsigned to, int prio)
 {
 	struct relay *rel = malloc(sizeof(*rel));
@@ -253,7 +263,10 @@ static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc 
 	 * would fetch it only once its task is ready, on the GPU's critical path (update k+1 of a
 	 * C tile is ready only when update k ends). */
 	if (!in_reach) {
-		if (!g->pb.local)
+		/* Without StarPU-MPI's cache the runner's insertion has already submitted the
+		 * invalidation of its copy (the handle then reads as uninitialized: an R acquire
+		 * asserts), and the copy goes after the task anyway. */
+		if (!g->pb.local && starpu_mpi_cache_is_enabled())
 			fetch_once_received(h, g->gpu_nodes[gpu], prio);
 		return;
 	}
@@ -306,7 +319,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 		double t0 = sg_now();
 		int64_t *sent_b = g->B == g->A ? g->sent_a : g->sent_b;
 		int ret = send_input(g, g->A, g->sent_a, a_tile, runner, epoch, prio);
-		if (ret >= 0 && !(g->B == g->A && b_tile == a_tile))
+		if (ret >= 0)
 			ret = send_input(g, g->B, sent_b, b_tile, runner, epoch, prio);
 		g->insert_seconds += sg_now() - t0;
 		if (ret < 0) {
@@ -457,6 +470,16 @@ static void walk(void *arg)
 		share_begin(g);
 	if (rank_takes_part(g))
 		walk_algorithm3(g);
+	/* This product's A and B tiles leave StarPU-MPI's cache here, at the same point of every
+	 * rank's submission order, not from the caller's thread in starpu_gemm_wait while a later
+	 * request's walk inserts tasks on the same tiles (which then found a tile received and
+	 * invalidated between its insertion's two looks). */
+	if (!g->pb.local) {
+		struct starpu_gemm_desc *inputs[2] = { g->A, g->B };
+		for (int x = 0; x < (g->B == g->A ? 1 : 2); x++)
+			for (int64_t t = 0; t < (int64_t)inputs[x]->mt * inputs[x]->nt; t++)
+				flush_if_used(g, inputs[x], t);
+	}
 }
 
 static void find_cuda_workers(struct pgemm *g)
@@ -612,8 +635,8 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 }
 
 /* Sends of this rank's A and B tiles to slower ranks may still be in flight: a read-write
- * acquire on no node waits for every earlier access, those sends included, and moves nothing.
- * Then only this product's tiles leave StarPU-MPI's cache (every rank at the same point). */
+ * acquire on no node waits for every earlier access, those sends included, and moves nothing
+ * (the walk flushed StarPU-MPI's cache of the product's tiles at its end). */
 static void settle_inputs(struct pgemm *g, struct starpu_gemm_desc *X)
 {
 	for (int64_t t = 0; t < (int64_t)X->mt * X->nt; t++) {
@@ -623,7 +646,6 @@ static void settle_inputs(struct pgemm *g, struct starpu_gemm_desc *X)
 			                "tile sends");
 			starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 		}
-		flush_if_used(g, X, t);
 	}
 }
 

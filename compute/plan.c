@@ -205,25 +205,30 @@ static double handle_host_bytes(const struct sg_problem *pb, double tile_bytes)
 	       (tile_bytes >= 128 * 1024 ? 4096 : 0);
 }
 
-/* Handles a rank registers at tile t (distrib/desc.c registers another rank's tile at first
- * use): its own tiles of A, B and C; with node sharing a reach handle for each tile of its
- * node peers; and the tiles of other nodes its tasks read, the A tiles of its C rows and the B
- * tiles of its C columns but those in its reach (on the grid, (1 + row peers) / Q of the A
- * tiles of a row, (1 + column peers) / P of a column's B tiles; all of them, at most, where
- * the operands are transposed or dealt by the user's function). One rank: every tile once. */
+/* Handles a rank registers for one product at tile t (distrib/desc.c registers another rank's
+ * tile at first use, and a descriptor keeps what it registered for its later products and
+ * gathers). On the grid, operands as stored: the A tiles of its C rows, the B tiles of its C
+ * columns and its C tiles, its own among them; with node sharing, its own tiles, a reach
+ * handle for each tile of its node peers, and the tiles of other nodes its tasks read (on the
+ * grid, (1 + row peers) / Q of a row's A tiles are in reach, (1 + column peers) / P of a
+ * column's B tiles). Transposed operands or the user's owners (which can spread a rank's C
+ * over every row and column): every tile, at most. One rank: every tile once. */
 static double handles_at(const struct sg_problem *pb, const struct sg_resources *res, int64_t t)
 {
 	double mt = (double)((pb->M + t - 1) / t), nt = (double)((pb->N + t - 1) / t);
 	double kt = (double)((pb->K + t - 1) / t);
-	double ranks = (double)pb->P * pb->Q, mtl = ceil(mt / pb->P), ntl = ceil(nt / pb->Q);
-	if (ranks <= 1)
-		return mt * kt + kt * nt + mt * nt;
-	double own = (mt * kt + kt * nt + mt * nt) / ranks;
-	double row_peers = pb->share ? res->row_peers : 0, col_peers = pb->share ? res->col_peers : 0;
+	double mtl = ceil(mt / pb->P), ntl = ceil(nt / pb->Q);
+	double every = mt * kt + kt * nt + mt * nt;
+	if ((double)pb->P * pb->Q <= 1)
+		return every;
+	double own = mtl * ceil(kt / pb->Q) + ceil(kt / pb->P) * ntl + mtl * ntl; /* the most */
 	double peers = pb->share ? (1.0 + res->row_peers) * (1.0 + res->col_peers) - 1 : 0;
 	int aligned = pb->transA == 'N' && pb->transB == 'N' && !pb->user_owners;
-	double a_reach = aligned ? (1.0 + row_peers) / pb->Q : 0;
-	double b_reach = aligned ? (1.0 + col_peers) / pb->P : 0;
+	if (!aligned)
+		return every + peers * own;
+	if (!pb->share)
+		return mtl * kt + kt * ntl + mtl * ntl;
+	double a_reach = (1.0 + res->row_peers) / pb->Q, b_reach = (1.0 + res->col_peers) / pb->P;
 	return own * (1 + peers) + mtl * kt * (1 - a_reach) + kt * ntl * (1 - b_reach);
 }
 
