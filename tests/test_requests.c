@@ -3,7 +3,8 @@
  *   test_requests alias   TILE N      C = A A^T with B == A (one descriptor), 1 x nranks grid
  *                                      (without the cache: a task reads one remote tile twice)
  *   test_requests overlap TILE N [D]  r1 = A B -> C and r2 = A B -> D submitted, r1 waited for
- *                                      first (the flush must not race the second walk)
+ *                                      first (the flush must not race the second walk), then
+ *                                      A refilled and one more
  *   test_requests warm    TILE N [D]  a user's StarPU-MPI task reads a remote A tile, then two
  *                                      products with A refilled between them
  *   test_requests b2b     TILE N      two unthrottled products back to back, waited in reverse,
@@ -74,7 +75,23 @@ static void alias(int tile, int64_t n, int64_t k, int distinct)
 	starpu_gemm_desc_destroy(C);
 }
 
-static void overlap(int tile, int64_t n, int bcd)
+/* The options of a forced plan (b = c = d = bcd, lookahead 1), or the planner's (bcd 0). */
+static struct starpu_gemm_opts opts_of(int bcd)
+{
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	if (bcd) {
+		opts.b = opts.c = opts.d = bcd;
+		opts.lookahead = 1;
+	}
+	return opts;
+}
+
+/* Two products on the same A and B, r1 into C and r2 into D, both submitted before either is
+ * waited for: r1 first (its wait must not flush StarPU-MPI's cache under r2's walk), or r2
+ * first with both unthrottled (no flush between them: r2's sends meet the runners' caches
+ * warm from r1); then A refilled and one more product into C. */
+static void two_requests(int tile, int64_t n, int bcd, int r2_first)
 {
 	struct starpu_gemm_dist dist = { STARPU_GEMM_DIST_2D_BLOCK_CYCLIC, 1, sgt_size, NULL, NULL };
 	struct starpu_gemm_desc *A, *B, *C, *D;
@@ -82,28 +99,24 @@ static void overlap(int tile, int64_t n, int bcd)
 	starpu_gemm_desc_create(&B, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
 	starpu_gemm_desc_create(&C, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
 	starpu_gemm_desc_create(&D, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
-	starpu_gemm_desc_fill_random(A, 21);
-	starpu_gemm_desc_fill_random(B, 22);
+	starpu_gemm_desc_fill_random(A, 61);
+	starpu_gemm_desc_fill_random(B, 62);
 	double one = 1, zero = 0;
-	struct starpu_gemm_opts opts;
-	starpu_gemm_opts_init(&opts);
-	if (bcd) {
-		opts.b = opts.c = opts.d = bcd;
-		opts.lookahead = 1;
-	}
+	struct starpu_gemm_opts opts = opts_of(bcd);
+	opts.no_throttle = r2_first;
 	struct starpu_gemm_request *r1, *r2;
 	int ret = starpu_gemm_pgemm_submit('N', 'N', &one, A, B, &zero, C, &opts, &r1);
 	ret |= starpu_gemm_pgemm_submit('N', 'N', &one, A, B, &zero, D, &opts, &r2);
-	ret |= starpu_gemm_wait(r1, NULL);
-	if (sgt_rank == 0) {
-		printf("# wait(r1) returned\n");
-		fflush(stdout);
-	}
-	ret |= starpu_gemm_wait(r2, NULL);
-	double e1 = gather_check(C, 'N', 'N', n, n, n, 21, n, n, 22, n, n, 0);
-	double e2 = gather_check(D, 'N', 'N', n, n, n, 21, n, n, 22, n, n, 0);
-	sgt_expect(ret == 0 && e1 < 1e-12 && e2 < 1e-12, "overlap r1/r2 on the same A, B: %.3g %.3g",
-	           e1, e2);
+	ret |= starpu_gemm_wait(r2_first ? r2 : r1, NULL);
+	ret |= starpu_gemm_wait(r2_first ? r1 : r2, NULL);
+	double e1 = gather_check(C, 'N', 'N', n, n, n, 61, n, n, 62, n, n, 0);
+	double e2 = gather_check(D, 'N', 'N', n, n, n, 61, n, n, 62, n, n, 0);
+	starpu_gemm_desc_fill_random(A, 71);
+	ret |= starpu_gemm_pgemm('N', 'N', &one, A, B, &zero, C, NULL, NULL);
+	double e3 = gather_check(C, 'N', 'N', n, n, n, 71, n, n, 62, n, n, 0);
+	sgt_expect(ret == 0 && e1 < 1e-12 && e2 < 1e-12 && e3 < 1e-12, "two requests on the same A "
+	           "and B, %s waited for first, then A refilled: %.3g %.3g %.3g",
+	           r2_first ? "the second (unthrottled)" : "the first", e1, e2, e3);
 	starpu_gemm_desc_destroy(A);
 	starpu_gemm_desc_destroy(B);
 	starpu_gemm_desc_destroy(C);
@@ -129,12 +142,7 @@ static void warm(int tile, int64_t n, int bcd)
 	                       STARPU_RW, starpu_gemm_desc_handle(C, 0, 0), 0);
 	starpu_task_wait_for_all();
 	double one = 1, zero = 0;
-	struct starpu_gemm_opts opts;
-	starpu_gemm_opts_init(&opts);
-	if (bcd) {
-		opts.b = opts.c = opts.d = bcd;
-		opts.lookahead = 1;
-	}
+	struct starpu_gemm_opts opts = opts_of(bcd);
 	int ret = starpu_gemm_pgemm('N', 'N', &one, A, B, &zero, C, &opts, NULL);
 	double e1 = gather_check(C, 'N', 'N', n, n, n, 31, n, n, 32, n, n, 0);
 	/* A new A; the same product again. */
@@ -148,41 +156,6 @@ static void warm(int tile, int64_t n, int bcd)
 	starpu_gemm_desc_destroy(C);
 }
 
-/* Two unthrottled products on the same A and B submitted back to back; waited in reverse
- * order so that no flush runs while a walk does. */
-static void back_to_back(int tile, int64_t n)
-{
-	struct starpu_gemm_dist dist = { STARPU_GEMM_DIST_2D_BLOCK_CYCLIC, 1, sgt_size, NULL, NULL };
-	struct starpu_gemm_desc *A, *B, *C, *D;
-	starpu_gemm_desc_create(&A, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
-	starpu_gemm_desc_create(&B, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
-	starpu_gemm_desc_create(&C, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
-	starpu_gemm_desc_create(&D, 'd', n, n, tile, &dist, MPI_COMM_WORLD);
-	starpu_gemm_desc_fill_random(A, 61);
-	starpu_gemm_desc_fill_random(B, 62);
-	double one = 1, zero = 0;
-	struct starpu_gemm_opts opts;
-	starpu_gemm_opts_init(&opts);
-	opts.no_throttle = 1;
-	struct starpu_gemm_request *r1, *r2;
-	int ret = starpu_gemm_pgemm_submit('N', 'N', &one, A, B, &zero, C, &opts, &r1);
-	ret |= starpu_gemm_pgemm_submit('N', 'N', &one, A, B, &zero, D, &opts, &r2);
-	ret |= starpu_gemm_wait(r2, NULL);
-	ret |= starpu_gemm_wait(r1, NULL);
-	double e1 = gather_check(C, 'N', 'N', n, n, n, 61, n, n, 62, n, n, 0);
-	double e2 = gather_check(D, 'N', 'N', n, n, n, 61, n, n, 62, n, n, 0);
-	/* A new A, one more product. */
-	starpu_gemm_desc_fill_random(A, 71);
-	ret |= starpu_gemm_pgemm('N', 'N', &one, A, B, &zero, C, NULL, NULL);
-	double e3 = gather_check(C, 'N', 'N', n, n, n, 71, n, n, 62, n, n, 0);
-	sgt_expect(ret == 0 && e1 < 1e-12 && e2 < 1e-12 && e3 < 1e-12, "two unthrottled products "
-	           "back to back, then A refilled: %.3g %.3g %.3g", e1, e2, e3);
-	starpu_gemm_desc_destroy(A);
-	starpu_gemm_desc_destroy(B);
-	starpu_gemm_desc_destroy(C);
-	starpu_gemm_desc_destroy(D);
-}
-
 int main(int argc, char **argv)
 {
 	sgt_init(&argc, &argv);
@@ -193,9 +166,9 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "alias"))
 		alias(tile, n, n, bcd);
 	else if (!strcmp(what, "overlap"))
-		overlap(tile, n, bcd);
+		two_requests(tile, n, bcd, 0);
 	else if (!strcmp(what, "b2b"))
-		back_to_back(tile, n);
+		two_requests(tile, n, bcd, 1);
 	else if (!strcmp(what, "warm"))
 		warm(tile, n, bcd);
 	return sgt_finish();
