@@ -198,10 +198,13 @@ struct relay {
 	int prio;
 };
 
+/* The acquire's callback: the prefetch it waited for (none when the acquire itself brought
+ * the tile where it is wanted), then the release. */
 static void relay_to_peer(void *arg)
 {
 	struct relay *r = arg;
-	starpu_data_prefetch_on_node_prio(r->tile, r->to, 1, r->prio);
+	if (r->to != r->from)
+		starpu_data_prefetch_on_node_prio(r->tile, r->to, 1, r->prio);
 	starpu_data_release_on_node(r->tile, (int)r->from);
 	free(r);
 }
@@ -212,42 +215,26 @@ static int64_t *ask_mark(const struct pgemm *g, int64_t *asked, int64_t t, int g
 	return &asked[t * g->ngpus + gpu];
 }
 
-/* Once tile h has a valid copy on memory node from (not ordered after earlier accesses: the
- * loader's prefetch was asked just before), a prefetch to node to; 0, or -1 when it could not
- * be set up. */
-static int prefetch_once_there(starpu_data_handle_t h, unsigned from, unsigned to, int prio)
+/* Once tile h has a valid copy on memory node from, a prefetch to node to (none where to is
+ * from: the acquire there brings it). ordered: the acquire comes after every access submitted
+ * before it (a tile from another node: after StarPU-MPI's receive), else not (a relay: the
+ * loader's prefetch was asked just before). 0, or -1 when it could not be set up.
+ *
+ * A tile from another node is acquired on its GPU itself, not prefetched from the receive's
+ * end (an acquire in host memory): the chunk's cache flush, submitted by then, has marked the
+ * handle uninitialized, which a prefetch refuses. */
+static int prefetch_once_there(starpu_data_handle_t h, unsigned from, unsigned to, int prio,
+                               int ordered)
 {
 	struct relay *rel = malloc(sizeof(*rel));
 	if (!rel)
 		return -1;
 	*rel = (struct relay){ .tile = h, .from = from, .to = to, .prio = prio };
 	if (!starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
-	        h, (int)from, STARPU_R, NULL, relay_to_peer, rel, 0, 1, NULL, NULL, prio))
+	        h, (int)from, STARPU_R, NULL, relay_to_peer, rel, ordered, 1, NULL, NULL, prio))
 		return 0;
 	free(rel);
 	return -1;
-}
-
-static void release_on_gpu(void *arg)
-{
-	struct relay *r = arg;
-	starpu_data_release_on_node(r->tile, (int)r->to);
-	free(r);
-}
-
-/* A copy of a tile from another node on GPU node to once StarPU-MPI has received it: an
- * acquire there, released at once. Not a prefetch from the receive's end (an acquire's
- * callback in host memory): the chunk's cache flush, submitted by then, has marked the
- * handle uninitialized, which a prefetch refuses. */
-static void fetch_once_received(starpu_data_handle_t h, unsigned to, int prio)
-{
-	struct relay *rel = malloc(sizeof(*rel));
-	if (!rel)
-		return;
-	*rel = (struct relay){ .tile = h, .from = to, .to = to, .prio = prio };
-	if (starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
-	        h, (int)to, STARPU_R, NULL, release_on_gpu, rel, 1, 1, NULL, NULL, prio))
-		free(rel);
 }
 
 static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc *X,
@@ -267,13 +254,13 @@ static void prefetch_input(const struct pgemm *g, const struct starpu_gemm_desc 
 		 * invalidation of its copy (the handle then reads as uninitialized: an R acquire
 		 * asserts), and the copy goes after the task anyway. */
 		if (!g->pb.local && starpu_mpi_cache_is_enabled())
-			fetch_once_received(h, g->gpu_nodes[gpu], prio);
+			prefetch_once_there(h, g->gpu_nodes[gpu], g->gpu_nodes[gpu], prio, 1);
 		return;
 	}
 	if (loader != gpu) {
 		if (first_in_epoch(ask_mark(g, asked, t, loader), chunk))
 			starpu_data_prefetch_on_node_prio(h, g->gpu_nodes[loader], 1, prio);
-		if (!prefetch_once_there(h, g->gpu_nodes[loader], g->gpu_nodes[gpu], prio))
+		if (!prefetch_once_there(h, g->gpu_nodes[loader], g->gpu_nodes[gpu], prio, 0))
 			return;
 	}
 	/* The tile's own loader, or the relay could not be set up: from wherever StarPU picks. */
