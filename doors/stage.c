@@ -11,6 +11,7 @@
 #include <starpu.h>
 #include <starpu_gemm.h>
 #include "runtime/env.h"
+#include "runtime/node_conf.h"
 #include "common/threads.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
@@ -172,11 +173,9 @@ void sg_stage_pool_drain(void)
 
 static int cores_of_caller(void)
 {
-	cpu_set_t mine;
-	if (sched_getaffinity(0, sizeof(mine), &mine) == 0 && CPU_COUNT(&mine) > 0)
-		return CPU_COUNT(&mine);
+	int mine = sg_caller_cpus();
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	return online > 0 ? (int)online : 1;
+	return mine > 0 ? mine : online > 0 ? (int)online : 1;
 }
 
 int sg_stage_threads(void)

@@ -5,7 +5,6 @@
  * together, every verdict agreed, so that none is left waiting in a collective. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #endif
 #include <starpu_gemm.h>
 #include "runtime/env.h"
+#include "runtime/node_conf.h"
 #include "runtime/preflight.h"
 
 static int started_mpi = -1; /* -1: not started by us; else whether with StarPU-MPI */
@@ -27,8 +27,7 @@ static void no_worker(char *err, size_t errlen)
 	const char *ncpu = sg_env_text(SG_ENV_NCPU), *ncuda = sg_env_text(SG_ENV_NCUDA);
 	/* The usual cause on CPU nodes: mpirun bound each rank to one core, which StarPU-MPI's
 	 * progress thread takes, leaving none for a CPU worker. */
-	cpu_set_t bound;
-	int one_core = sched_getaffinity(0, sizeof(bound), &bound) == 0 && CPU_COUNT(&bound) == 1;
+	int one_core = sg_caller_cpus() == 1;
 	snprintf(err, errlen, "no worker to run on: StarPU started no CPU and no CUDA worker "
 	         "(STARPU_NCPU=%s, STARPU_NCUDA=%s%s)%s", ncpu ? ncpu : "unset",
 	         ncuda ? ncuda : "unset",

@@ -181,6 +181,12 @@ static void node_cpus(hwloc_topology_t topology, cpu_set_t *all)
  * from the first. A list of this process's cores, repeated, keeps them all on it. Returns
  * the number of cores this process has (its share, or all of its binding where there is
  * nothing to share), or 0 where the user placed the threads or the cores are unknown. */
+int sg_caller_cpus(void)
+{
+	cpu_set_t mine;
+	return sched_getaffinity(0, sizeof(mine), &mine) == 0 ? CPU_COUNT(&mine) : 0;
+}
+
 static int bind_cores(struct starpu_conf *conf, MPI_Comm comm)
 {
 	if (sg_env_is_set(SG_ENV_WORKERS_CPUID) || sg_env_is_set(SG_ENV_WORKERS_COREID) ||

@@ -8,4 +8,8 @@
  * into cpus; returns how many (0 where the defaults did not choose StarPU's binding). */
 int sg_helper_cpus(int *cpus, int max);
 
+/* CPUs the calling thread may run on (its affinity: what mpirun's binding left it), 0 when
+ * unknown. */
+int sg_caller_cpus(void);
+
 #endif
