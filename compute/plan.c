@@ -284,6 +284,20 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 #define SG_NET_CHUNKS 8
 #define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
 
+/* Chunks when a GPU's share of a C block is smaller than a square of side Kt: at most
+ * max(2, Kt / SG_GPU_CHUNKS) deep. Inside a chunk each C tile takes its k steps back to back
+ * (compute/walk.h), so a GPU's first C tile waits for its whole panel of 2d A and B tiles and
+ * the GPU runs below its rate until its link is ahead; a GPU with few C tiles (several GPUs
+ * or ranks sharing the product) spends a large part of the product there. A model of each
+ * GPU's link and GEMMs in the walk's order (bench/notes-gpu.md, "chunks on a whole node")
+ * put 1 rank x 4 GPUs at n = 32768 (t = 4096, Kt = 8) at 384, 370, 364 and 380 ms for
+ * d = 8, 4, 2, 1; one 4 x H200 node measured 387-390, 356-362, 355-357 and 374-384 ms, and
+ * 4 ranks x 1 GPU 382-385 ms (d = 8) against 354-362 (d = 2). With one GPU over a square C
+ * the model gains nothing and loses up to 5% where the link is the bound: it keeps d. Without
+ * a lookahead the next chunk's loads wait for this one's end: no cap either. */
+#define SG_GPU_CHUNKS 4
+#define SG_GPU_CHUNK_DEPTH(Kt) sg_min(sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2), (Kt))
+
 /* Whether some of this rank's A or B tiles come from another node: a grid of several ranks
  * whose row or column is not all on this node (owners from a user function: assumed so). */
 static int tiles_from_other_nodes(const struct sg_problem *pb, const struct sg_resources *res)
@@ -406,6 +420,10 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		if (!opts.d && plan->throttled && d > SG_NET_CHUNK_DEPTH(pb.Kt) &&
 		    tiles_from_other_nodes(&pb, res))
 			d = SG_NET_CHUNK_DEPTH(pb.Kt);
+		if (!opts.d && plan->throttled && plan->lookahead > 0 && plan->G > 0 &&
+		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) &&
+		    (double)b * c / G < (double)pb.Kt * pb.Kt)
+			d = SG_GPU_CHUNK_DEPTH(pb.Kt);
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
 			break;

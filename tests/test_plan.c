@@ -51,7 +51,13 @@ static const struct row rows[] = {
 	 * loads half of A and half of B: (128 + 128 + 64) tiles of 128 MiB per GPU; and a 2x2
 	 * grid of ranks of one GPU each. */
 	{ "d 4 GPUs n=65536", 'd', 65536, 65536, 65536, 4096, 1, 1, 4, 140, 480, 1, AUTO,
-	  0, 16, 16, 16, 1, "a", 160.000, 0.000 },
+	  0, 16, 16, 4, 1, "a", 160.000, 0.000 },
+	/* Each GPU's share of C smaller than Kt x Kt: chunks of max(2, Kt / 4), so a GPU's first
+	 * C tile waits for 2d tiles of A and B, not the whole k panel; d forced: kept. */
+	{ "d 4 GPUs n=32768", 'd', 32768, 32768, 32768, 4096, 1, 1, 4, 140, 480, 1, AUTO,
+	  0, 8, 8, 2, 1, "a", 40.000, 0.000 },
+	{ "d 4 GPUs n=32768 d=8", 'd', 32768, 32768, 32768, 4096, 1, 1, 4, 140, 480, 1,
+	  0, 0, 8, -1, 0, 0, 0, 0, 8, 8, 8, 1, "a", 40.000, 0.000 },
 	/* Ranks of other nodes: at least 8 chunks (d = 2 of Kt = 16; memory allowed 14). */
 	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
 	  0, 8, 8, 2, 1, "a", 40.000, 16.000 },
