@@ -296,7 +296,7 @@ def runs(results, markdown, shown):
                           " / ".join(seconds(number(r.get("time_s"))) for r in rows),
                           "%.3f" % (results.cell(case, size) / scale)])
     head = ["case", "n", "%s, each run" % name, "s, each run", "figure"]
-    return ("runs in the order they ran; figure: their median (%s):" % name,
+    return ("runs in the order they ran; figure: the case's, as in the first table (%s):" % name,
             layout(head, lines, markdown, left=(0, 2, 3)))
 
 
