@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The one reporter of bench/: results CSVs in, a table, the targets' verdicts and a plot out.
 
-  bench/report.py [--targets FILE] [--kit KIT] [--out STEM] [--markdown] CSV...
+  bench/report.py [--targets FILE] [--kit KIT] [--out STEM] [--markdown]
+                  [--only TABLE] [--cases A,B,...] CSV...
 
 Reads the rows the runners wrote (bench/lib.sh: case, status, host, date, then the results'
 columns of common/results_csv.h), by column name. A cell is the median GFLOP/s of a case's
@@ -9,8 +10,13 @@ rows at one size (the fastest run for cublas_peak, the practical peak of the see
 rooflines divide by its median run instead, as the cases' figures are medians).
 Prints one table (a row per size, a column per case, in the order the cases ran), then the
 targets of KIT from FILE (bench/targets.csv) with their ratios, and, with --out, writes
-STEM.dat and STEM.gp and draws STEM.png when gnuplot is here. --markdown prints the table as
-Markdown (for bench/README.md). Python 3 standard library only.
+STEM.dat and STEM.gp and draws STEM.png when gnuplot is here. --markdown prints the tables as
+Markdown; --only TABLE prints that table alone, without its heading (the docs' tables:
+scripts/docs-tables.sh), one of cases (the table above), roofline, targets (the verdicts, one
+row each, those measured) and runs (each case's runs one by one); --cases keeps those cases,
+in that order. Kits sim and sim-validation read scripts/simgrid's CSVs (predict.sh's
+predictions, validate.sh's measured-against-simulated rows) and print their one table.
+Python 3 standard library only.
 """
 import argparse
 import csv
@@ -203,26 +209,31 @@ def unit(results):
     return (1000.0, "TFLOP/s") if top >= 5000 else (1.0, "GFLOP/s")
 
 
-def table(results, markdown):
+def table(results, markdown, shown):
+    """A row per size, a column per shown case; (heading, table)."""
     scale, name = unit(results)
-    head = ["n"] + results.cases
+    head = ["n"] + shown
     lines = []
     for size in results.sizes:
+        if not any(results.cell(case, size) is not None for case in shown):
+            continue  # a size only cases left out were measured at
         cells = [size]
-        for case in results.cases:
+        for case in shown:
             value = results.cell(case, size)
             cells.append("%.3f" % (value / scale) if value is not None else "-")
         lines.append(cells)
     for case, why in results.status.items():
-        if not any((case, s) in results.values for s in results.sizes):
-            lines.append(["failed"] + [why if c == case else "" for c in results.cases])
-    return "%s, median of the runs:\n%s" % (name, layout(head, lines, markdown))
+        if case in shown and not any((case, s) in results.values for s in results.sizes):
+            lines.append(["failed"] + [why if c == case else "" for c in shown])
+    return "%s, median of the runs:" % name, layout(head, lines, markdown)
 
 
-def layout(head, lines, markdown):
-    """Rows of cells as aligned text, or as a Markdown table."""
+def layout(head, lines, markdown, left=()):
+    """Rows of cells as aligned text, or as a Markdown table (the columns numbered in left
+    aligned left there, the others right)."""
     if markdown:
-        out = ["| " + " | ".join(head) + " |", "|" + "|".join(" ---: " for _ in head) + "|"]
+        out = ["| " + " | ".join(head) + " |",
+               "|" + "|".join(" --- " if i in left else " ---: " for i in range(len(head))) + "|"]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
     else:
         widths = [max(len(str(x)) for x in column) for column in zip(head, *lines)]
@@ -235,12 +246,13 @@ def seconds(value):
     return "%.3f" % value if value is not None else "-"
 
 
-def rooflines(results, markdown):
+def rooflines(results, markdown, shown):
     """Each GPU case next to its roofline: the seconds of each term, the bound, and the
-    ratio bound / time (the case's figure over the bound's, as the targets "bound:" take)."""
+    ratio bound / time (the case's figure over the bound's, as the targets "bound:" take);
+    (heading, table), or None with no GPU case."""
     scale, name = unit(results)
     lines = []
-    for case in results.cases:
+    for case in shown:
         for size in results.sizes:
             parts = results.roofline(case, size)
             if not parts:
@@ -265,31 +277,76 @@ def rooflines(results, markdown):
             "mpi s", "bound s", "bound", "ratio"]
     return ("roofline: bound = the longest of compute at the ceiling (cuBLAS, data on the GPU, "
             "the case's precision,\nits median run)\nand the planned host->GPU and GPU->host bytes over the "
-            "pinned links (one per GPU of a rank) and MPI bytes per rank over the MPI rate (%s); ratio = bound / time; rates in %s:\n%s" % (links, name, layout(head, lines, markdown)))
+            "pinned links (one per GPU of a rank) and MPI bytes per rank over the MPI rate (%s); ratio = bound / time; rates in %s:" % (links, name),
+            layout(head, lines, markdown, left=(0, 2)))
+
+
+def runs(results, markdown, shown):
+    """Each shown case's runs one by one, in the order they ran: its figure and its seconds
+    (the docs' tables of single runs); (heading, table)."""
+    scale, name = unit(results)
+    lines = []
+    for case in shown:
+        for size in results.sizes:
+            rows = results.rows.get((case, size))
+            if not rows:
+                continue
+            lines.append([case, size,
+                          " / ".join("%.3f" % (number(r["gflops"]) / scale) for r in rows),
+                          " / ".join(seconds(number(r.get("time_s"))) for r in rows),
+                          "%.3f" % (results.cell(case, size) / scale)])
+    head = ["case", "n", "%s, each run" % name, "s, each run", "figure"]
+    return ("runs in the order they ran; figure: the case's, as in the first table (%s):" % name,
+            layout(head, lines, markdown, left=(0, 2, 3)))
 
 
 def verdicts(results, targets):
-    scale, name = unit(results)
-    out, missed = [], 0
+    """Each target at each size it applies to: a dict of its name, size and, when measured,
+    its ratio, the two figures and whether it met its least ratio (None: no least)."""
+    out = []
     for t in targets:
         least = number(t.get("min"))
         sizes = sizes_for(results, t.get("n", ""), t["case"])
         if not sizes:
-            out.append("%s: not measured (n %s)" % (t["name"], t.get("n") or "any"))
+            out.append({"target": t, "size": None})
             continue
         for size in sizes:
             mine, peer = results.column(t["case"], size), results.column(t["peer"], size)
-            if mine is None or not peer:
-                out.append("%s at n=%s: not measured" % (t["name"], size))
-                continue
-            ratio = mine / peer
-            met = least is None or ratio >= least
-            missed += not met
+            verdict = {"target": t, "size": size}
+            if mine is not None and peer:
+                verdict.update(mine=mine, peer=peer, ratio=mine / peer,
+                               met=None if least is None else mine / peer >= least)
+            out.append(verdict)
+    return out
+
+
+def verdict_lines(results, found):
+    """The verdicts as lines of text, and how many targets were missed."""
+    scale, name = unit(results)
+    out = []
+    for v in found:
+        t = v["target"]
+        if v["size"] is None:
+            out.append("%s: not measured (n %s)" % (t["name"], t.get("n") or "any"))
+        elif "ratio" not in v:
+            out.append("%s at n=%s: not measured" % (t["name"], v["size"]))
+        else:
             out.append("%s at n=%s: %.3f (%.3f / %.3f %s), %s" % (
-                t["name"], size, ratio, mine / scale, peer / scale, name,
-                "no target" if least is None else
-                "target >= %s: %s" % (t.get("min"), "met" if met else "MISSED")))
-    return out, missed
+                t["name"], v["size"], v["ratio"], v["mine"] / scale, v["peer"] / scale, name,
+                "no target" if v["met"] is None else
+                "target >= %s: %s" % (t.get("min"), "met" if v["met"] else "MISSED")))
+    return out, sum(v.get("met") is False for v in found)
+
+
+def verdict_table(results, found, markdown):
+    """The measured verdicts as a table, a row each; (heading, table)."""
+    scale, name = unit(results)
+    lines = [[v["target"]["name"], v["size"], "%.3f" % v["ratio"], "%.3f" % (v["mine"] / scale),
+              "%.3f" % (v["peer"] / scale), v["target"].get("min") or "-",
+              "no target" if v["met"] is None else "met" if v["met"] else "MISSED"]
+             for v in found if "ratio" in v]
+    head = ["target", "n", "ratio", name, "peer's " + name, "least", "verdict"]
+    return "targets:", layout(head, lines, markdown, left=(0, 6))
 
 
 def plot(results, stem, title):
@@ -324,30 +381,112 @@ def plot(results, stem, title):
     return "plot: gnuplot not found; run 'gnuplot %s.gp' elsewhere" % base
 
 
+def predictions(rows, markdown):
+    """scripts/simgrid/predict.sh's rows (a case each: kind, network, nodes x GPUs, then the
+    driver's columns): what each simulated machine reaches, per GPU, its efficiency against
+    one simulated GPU (the strong case on 1 GPU) and the bytes simulated beside the plan's;
+    (heading, table, what the efficiency divides by)."""
+    one = None
+    for row in rows:
+        if row["kind"] == "strong" and row["gpus"] == "1":
+            one = number(row["gflops"]) / 1000
+    lines = []
+    for row in rows:
+        tflops = number(row["gflops"]) / 1000
+        per_gpu = tflops / number(row["gpus"])
+        gigabytes = ["%.1f" % (number(row[c]) / 1e9) for c in (
+            "h2d_bytes", "d2d_bytes", "mpi_bytes", "pred_mpi_bytes", "pred_load_bytes")]
+        lines.append([row["kind"], row.get("net_gbps", "200") if int(row["nodes"]) > 1 else "-",
+                      "%s x %s" % (row["nodes"], row["gpus_per_node"]), row["M"], row["tile"],
+                      "%.1f" % tflops, "%.1f" % per_gpu,
+                      "%.2f" % (per_gpu / one) if one else "-"] + gigabytes)
+    head = ["scaling", "network Gb/s", "nodes x GPUs", "n", "tile", "TFLOP/s", "per GPU",
+            "efficiency", "host->GPU GB", "GPU<->GPU GB", "MPI GB simulated", "MPI GB plan",
+            "plan loads GB"]
+    trailer = one and ("Efficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as "
+                       "in the strong rows)." % one)
+    return None, layout(head, lines, markdown, left=(0, 2)), trailer
+
+
+def validation(rows, markdown):
+    """scripts/simgrid/validate.sh's rows (a run measured, its mean TFLOP/s over the rows it
+    names, the simulated TFLOP/s of the same product and plan, the error), or a CSV of the same
+    columns with n and what the run was simulated as; (heading, table, None)."""
+    optional = [c for c in ("n", "simulated_as") if c in rows[0]]
+    lines = []
+    for row in rows:
+        measured = row["measured_tflops"]
+        if row.get("runs"):
+            measured += " (%s)" % row["runs"]
+        lines.append([row["case"]] + [row[c] for c in optional] +
+                     [measured, row["simulated_tflops"] or "not simulated",
+                      row["error_pct"] + "%" if row["error_pct"] else ""])
+    head = ["case"] + [c.replace("_", " ") for c in optional] + [
+        "measured TFLOP/s (runs)" if "runs" in rows[0] else "measured TFLOP/s",
+        "simulated TFLOP/s", "error"]
+    return None, layout(head, lines, markdown, left=(0, 2) if "simulated_as" in optional else (0,)), None
+
+
+SIMULATED = {"sim": predictions, "sim-validation": validation}  # kits of scripts/simgrid's CSVs
+TABLES = ("cases", "roofline", "targets", "runs")
+
+
+def reports(results, args):
+    """The (heading, table) pairs to print, in order, then the count of missed targets."""
+    shown = args.cases.split(",") if args.cases else results.cases
+    unknown = [c for c in shown if c not in results.cases]
+    if unknown:
+        raise SystemExit("report.py: no case %s in %s" % (", ".join(unknown), " ".join(args.csv)))
+    targets = targets_of(args.targets, args.kit)
+    if args.cases:
+        targets = [t for t in targets if t["case"] in shown]
+    found = verdicts(results, targets)
+    if args.only:
+        make = {"cases": lambda: table(results, args.markdown, shown),
+                "roofline": lambda: rooflines(results, args.markdown, shown),
+                "targets": lambda: verdict_table(results, found, args.markdown),
+                "runs": lambda: runs(results, args.markdown, shown)}[args.only]
+        return [make()], 0
+    out = [table(results, args.markdown, shown)]
+    if any(t["peer"].startswith("bound:") for t in targets):
+        out.append(rooflines(results, args.markdown, shown))
+    lines, missed = verdict_lines(results, found)
+    if lines:
+        out.append(("targets (%s):" % os.path.basename(args.targets),
+                    "\n".join("  " + line for line in lines)))
+    return [x for x in out if x], missed
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("csv", nargs="+")
     parser.add_argument("--targets", default=os.path.join(here, "targets.csv"))
-    parser.add_argument("--kit", help="which targets apply (cpu, gpu, arrays, tensor)")
+    parser.add_argument("--kit", help="which targets apply (cpu, gpu, arrays, tensor, node), "
+                                      "or a simulation's table (sim, sim-validation)")
     parser.add_argument("--out", help="STEM of the .dat, .gp and .png")
     parser.add_argument("--title", default="DGEMM")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--only", choices=TABLES, help="that table alone, without its heading")
+    parser.add_argument("--cases", help="the cases shown, in this order (comma-separated)")
     args = parser.parse_args()
+    if args.kit in SIMULATED:
+        rows = read_rows(args.csv)
+        if not rows:
+            print("report.py: no rows in %s" % " ".join(args.csv), file=sys.stderr)
+            return 2
+        _, text, trailer = SIMULATED[args.kit](rows, args.markdown)
+        print(text if args.only or not trailer else text + "\n\n" + trailer)
+        return 0
     results = Results(read_rows(args.csv))
     if not results.cases:
         print("report.py: no rows in %s" % " ".join(args.csv), file=sys.stderr)
         return 2
-    print(table(results, args.markdown))
-    targets = targets_of(args.targets, args.kit)
-    if any(t["peer"].startswith("bound:") for t in targets):
-        roofs = rooflines(results, args.markdown)
-        if roofs:
-            print("\n" + roofs)
-    lines, missed = verdicts(results, targets)
-    if lines:
-        print("\ntargets (%s):" % os.path.basename(args.targets))
-        print("\n".join("  " + line for line in lines))
+    out, _ = reports(results, args)
+    if args.only:
+        print(out[0][1])
+        return 0
+    print("\n\n".join(heading + "\n" + text for heading, text in out))
     if args.out:
         print(plot(results, args.out, args.title))
     return 0

@@ -44,9 +44,9 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
 /* Whether the rank's GPUs relay the A and B tiles several of them read (opts.gpu_peers): as
  * asked (1 on, 2 off), else where their links are fast (NVLink) and the kernel runs on tensor
  * cores (b, h, t: C wider than A and B), whose GPUs outrun their host links. On 4 x H200 the
- * relays made BF16 n = 65536 1.35 x faster, but DGEMM n = 65536 3% (1 rank x 4 GPUs) and 5%
- * (2 x 2) slower: there the links have room, and a GPU waiting on a peer's load instead of
- * its own costs more than the host bytes saved (bench/results/node-h200x4-20261127g-*).
+ * relays made BF16 faster but DGEMM slower: there the links have room, and a GPU waiting on a
+ * peer's load instead of its own costs more than the host bytes saved (docs/node-sharing.md,
+ * "A rank's GPUs").
  * Only where each GPU owns its C tiles (static_gpu: the GPUs that read a tile are known),
  * several share a row or column of the grid, and a block spans the grid (every GPU of a grid
  * row reads the row's A tiles). */
@@ -277,10 +277,8 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 /* Chunks when tiles come from other nodes: at least SG_NET_CHUNKS of them. StarPU-MPI posts a
  * chunk's receives as its tasks are inserted and they share the network, so with the whole of K
  * in one chunk no task starts before most of its rows of A and columns of B have arrived; the
- * bytes do not depend on d. Simulated 16 nodes x 4 H200, n = 131072 on 4 x 4 (d = 32, 8, 4, 2):
- * 1152, 1689, 1769, 1456 TFLOP/s at 200 Gb/s, and 2722, -, 2955, 3032 at 1600 Gb/s; the
- * default 109.5 GB of host memory chose d = 12 (1585), 512 GB d = 32, now both 4
- * (bench/results/sim-chunks-20261127.txt). */
+ * bytes do not depend on d. Simulated on 16 nodes, fewer chunks ran slower, whatever the host
+ * memory let the planner take (docs/simulation.md: the depths tried). */
 #define SG_NET_CHUNKS 8
 #define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
 

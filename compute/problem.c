@@ -36,10 +36,9 @@ int starpu_gemm_default_tile(int64_t m, int64_t n, int64_t k, int ncuda)
 /* CPU workers only: the largest of 2048, 1024 and 512 that leaves every CPU worker of the job
  * two C tiles or more, evenly dealt (the C tiles a multiple of the workers, or eight per
  * worker or more), and K two tiles or more. A tile task on one core runs nearer the BLAS's
- * rate the larger it is: on 2 AMD EPYC cores (OpenBLAS dgemm 108 GFLOP/s), 1 and 2 ranks at
- * n = 4096 ran at 0.86-0.88 x OpenBLAS with 512, 0.94-0.95 with 1024, 0.97-0.99 with 2048
- * (bench/results/cpu-tiles-20261127.txt); an uneven deal (n = 6144 in 2048s on 2 workers)
- * lost a quarter. 512 when even that leaves some worker idle (many cores, small C). */
+ * rate the larger it is, and an uneven deal leaves workers idle at the end
+ * (docs/performance.md, "CPU performance": the runs behind this rule). 512 when even that
+ * leaves some worker idle (many cores, small C). */
 static int cpu_tile(int64_t m, int64_t n, int64_t k, int workers)
 {
 	static const int tiles[] = { 2048, 1024 };

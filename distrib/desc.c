@@ -274,10 +274,11 @@ static void register_tile(struct starpu_gemm_desc *d, int64_t t)
 }
 
 /* Tiles of other ranks are registered at first use, by the ranks that use them (the runner
- * of a task reading them, the root of a gather): at 64 nodes every rank registered all 3072
- * tiles of a product (67.5 MB of StarPU's state, growing with the whole problem), where one
- * touches its own and its rows' and columns' (bench/results/sim-chunks-20261127.txt). The
- * submission thread and the caller's thread may both ask: one lock for the rare first time. */
+ * of a task reading them, the root of a gather): registered up front, every rank held a
+ * handle for every tile of the product, StarPU's state growing with the whole problem, where
+ * one touches its own and its rows' and columns' (docs/node-sharing.md: the 64-node figures).
+ * The submission thread and the caller's thread may both ask: one lock for the rare first
+ * time. */
 static pthread_mutex_t first_use = PTHREAD_MUTEX_INITIALIZER;
 
 starpu_data_handle_t sg_desc_handle(const struct starpu_gemm_desc *d, int64_t t)

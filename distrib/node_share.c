@@ -2,7 +2,7 @@
  * STARPU_GEMM_SHM_DIR, /dev/shm by default, mapped by every rank of the node), so that a rank reads its node peers' A and B tiles
  * in place, from
  * its own GPUs or CPU workers, instead of receiving copies through MPI (between processes of
- * a node Open MPI moves 3-5 GB/s per rank, against 55 GB/s host links: bench/notes-node.md).
+ * a node Open MPI moves 3-5 GB/s per rank, against 55 GB/s host links: docs/node-sharing.md).
  *
  * Each rank allocates its own tiles in its segment (reserved with posix_fallocate, so a full
  * /dev/shm is an error at creation, not a SIGBUS in a task; first touched by the owner, so near

@@ -1,10 +1,9 @@
 /* Pinning the caller's pageable arrays for the one call on host arrays. Measured on an H100
- * (bench/results/pins-h100-20261123.log, bench/notes-arrays.md): copies to the GPU run at
- * 7 GB/s from pageable memory against 55 GB/s pinned; cudaHostRegister pins at 20-27 GB/s
- * whatever the number of threads and unregistering runs at ~60 GB/s; and registering while the
- * GPU computes stalls the computation (it takes the driver's lock), so pinning panel by panel
- * behind the computation came out slower (0.28-0.33 x the pinned product at n = 32768) than
- * pinning each operand whole first (0.44 x). So: each operand is registered whole before the
+ * (bench/notes-arrays.md; docs/performance.md, "What pinning costs"): copies to the GPU run
+ * several times faster from pinned memory than from pageable; cudaHostRegister pins no faster
+ * with more threads; and registering while the GPU computes stalls the computation (it takes
+ * the driver's lock), so pinning panel by panel behind the computation came out slower than
+ * pinning each operand whole first. So: each operand is registered whole before the
  * product and unregistered after it; operands whose page ranges meet (small arrays side by side
  * on the heap, views of one array, A = B) are registered as one range, since CUDA registers a
  * page once and refuses a copy that spans two registrations. */

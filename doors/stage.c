@@ -59,10 +59,10 @@ static char *buffer_alloc(size_t bytes)
 }
 
 /* New buffers (all of one size: a product's tiles) are pinned once all are taken (pin_fresh):
- * registering fresh memory faults its pages in on one thread, which made the first call at n = 32768 on an H100 spend 9-15 s
- * filling the pool against ~1 s of registration proper (bench/notes-arrays.md); the pages are
- * faulted in by a team of threads first, then registered (which does not scale with threads:
- * 17-26 GB/s with 1-16, bench/results/pins-h100-20261124.log). */
+ * registering fresh memory faults its pages in on one thread, where a first call spent most
+ * of its time filling the pool, not in the registration proper; so the pages are faulted in
+ * by a team of threads first, then registered, which does not scale with threads
+ * (bench/notes-arrays.md has both measurements). */
 static struct {
 	char **ptr;
 	int count, capacity;

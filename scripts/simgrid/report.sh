@@ -6,25 +6,22 @@
 set -euo pipefail
 csv=$1
 base=${csv%.csv}
-awk -F, -v md="$base.md" -v dat="$base.dat" '
+# The table: bench/report.py, the one formatter of the project's tables (docs/simulation.md
+# shows it, remade by scripts/docs-tables.sh).
+python3 "$(dirname "$0")/../../bench/report.py" --kit sim --markdown "$csv" > "$base.md"
+# The plot's data: one series per kind and network, each contiguous (gnuplot breaks a line at a
+# row another series owns); a one-node row belongs to the series of every network.
+awk -F, -v dat="$base.dat" '
   NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { rows[NR] = $0; nets[("net_gbps" in c) ? $c["net_gbps"] : 200] = 1 }
   $c["kind"] == "strong" && $c["gpus"] == 1 { one = $c["gflops"] / 1000 }
   END {
-    print "| scaling | network Gb/s | nodes x GPUs | n | tile | TFLOP/s | per GPU | efficiency | host->GPU GB | GPU<->GPU GB | MPI GB simulated | MPI GB plan | plan loads GB |" > md
-    print "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" > md
     print "# kind gpus n tflops per_gpu efficiency net_gbps" > dat
     for (r = 2; r <= NR; r++) {
       split(rows[r], f, ",")
       t = f[c["gflops"]] / 1000; g = f[c["gpus"]]; pg = t / g
       eff = one > 0 ? sprintf("%.2f", pg / one) : "-"
       net = ("net_gbps" in c) ? f[c["net_gbps"]] : 200
-      printf "| %s | %s | %d x %d | %d | %d | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-             f[c["kind"]], (f[c["nodes"]] > 1 ? net : "-"), f[c["nodes"]], f[c["gpus_per_node"]], f[c["M"]], f[c["tile"]], t, pg,
-             eff, f[c["h2d_bytes"]] / 1e9, f[c["d2d_bytes"]] / 1e9, f[c["mpi_bytes"]] / 1e9,
-             f[c["pred_mpi_bytes"]] / 1e9, f[c["pred_load_bytes"]] / 1e9 > md
-      # One series per kind and network, each contiguous (gnuplot breaks a line at a row
-      # another series owns); a one-node row belongs to the series of every network.
       for (n2 in nets) if (f[c["nodes"]] == 1 || n2 == net)
         series[++ns] = sprintf("%s %d %d %.3f %.3f %s %s", f[c["kind"]], g, f[c["M"]], t, pg,
                                (eff == "-" ? "nan" : eff), n2)
@@ -32,8 +29,6 @@ awk -F, -v md="$base.md" -v dat="$base.dat" '
     close(dat)
     for (i = 1; i <= ns; i++) print series[i] | "sort -k1,1 -k7,7n -k2,2n >> \"" dat "\""
     close("sort -k1,1 -k7,7n -k2,2n >> \"" dat "\"")
-    if (one > 0)
-      printf "\nEfficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as in the strong rows).\n", one > md
   }' "$csv"
 cat > "$base.gp" <<GP
 set terminal pngcairo size 1000,450 font ",10"
