@@ -287,12 +287,10 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
  * (compute/walk.h), so a GPU's first C tile waits for its whole panel of 2d A and B tiles and
  * the GPU runs below its rate until its link is ahead; a GPU with few C tiles (several GPUs
  * or ranks sharing the product) spends a large part of the product there. A model of each
- * GPU's link and GEMMs in the walk's order (bench/notes-gpu.md, "chunks on a whole node")
- * put 1 rank x 4 GPUs at n = 32768 (t = 4096, Kt = 8) at 384, 370, 364 and 380 ms for
- * d = 8, 4, 2, 1; one 4 x H200 node measured 387-390, 356-362, 355-357 and 374-384 ms, and
- * 4 ranks x 1 GPU 382-385 ms (d = 8) against 354-362 (d = 2). With one GPU over a square C
- * the model gains nothing and loses up to 5% where the link is the bound: it keeps d. Without
- * a lookahead the next chunk's loads wait for this one's end: no cap either. */
+ * GPU's link and GEMMs in the walk's order, checked on a 4-GPU node, chose this depth
+ * (bench/notes-gpu.md, "Chunks on a whole node"). With one GPU over a square C the model gains
+ * little and loses where the link is the bound: it keeps d. Without a lookahead the next
+ * chunk's loads wait for this one's end: no cap either. */
 #define SG_GPU_CHUNKS 4
 #define SG_GPU_CHUNK_DEPTH(Kt) sg_min(sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2), (Kt))
 
