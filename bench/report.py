@@ -349,20 +349,21 @@ def verdict_table(results, found, markdown):
     return "targets:", layout(head, lines, markdown, left=(0, 6))
 
 
-def plot(results, stem, title):
+def plot(results, stem, title, cases):
+    """STEM.dat and STEM.gp of the cases given (a line each over n), and STEM.png by gnuplot."""
     if not results.sizes:  # every case failed: nothing to draw
         return "plot: none, no case measured anything"
     scale, name = unit(results)
     base = os.path.basename(stem)
     with open(stem + ".dat", "w") as f:
-        f.write("# n " + " ".join(results.cases) + "\n")
+        f.write("# n " + " ".join(cases) + "\n")
         for size in results.sizes:
-            values = [results.cell(c, size) for c in results.cases]
+            values = [results.cell(c, size) for c in cases]
             f.write("%s %s\n" % (size_key(size)[0], " ".join(
                 "%.4f" % (v / scale) if v is not None else "NaN" for v in values)))
     series = ", \\\n     ".join(
         "'%s.dat' using 1:%d with linespoints lw 2 title '%s'" % (base, i + 2, c)
-        for i, c in enumerate(results.cases))
+        for i, c in enumerate(cases))
     with open(stem + ".gp", "w") as f:
         f.write("# Made by bench/report.py; run: gnuplot %s.gp\n" % base)
         f.write("set terminal pngcairo noenhanced size 900,600\nset output '%s.png'\n" % base)
@@ -488,7 +489,8 @@ def main():
         return 0
     print("\n\n".join(heading + "\n" + text for heading, text in out))
     if args.out:
-        print(plot(results, args.out, args.title))
+        print(plot(results, args.out, args.title,
+                   args.cases.split(",") if args.cases else results.cases))
     return 0
 
 

@@ -50,6 +50,13 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
  * Only where each GPU owns its C tiles (static_gpu: the GPUs that read a tile are known),
  * several share a row or column of the grid, and a block spans the grid (every GPU of a grid
  * row reads the row's A tiles). */
+/* Whether the kernel runs on tensor cores: b, h, t, whose C is wider than A and B. */
+static int tensor_kernel(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p && p->c_letter != p->letter;
+}
+
 static int gpu_peers_decide(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                             int asked, int fast)
 {
@@ -60,8 +67,7 @@ static int gpu_peers_decide(const struct starpu_gemm_plan *plan, const struct sg
 	 * 2D block-cyclic grid of untransposed operands (relayed_share), not otherwise. */
 	if (pb->P * pb->Q > 1 && (pb->user_owners || pb->transA != 'N' || pb->transB != 'N'))
 		return 0;
-	const struct sg_precision *p = sg_precision(plan->prec);
-	return asked == 1 || (asked == 0 && fast && p && p->c_letter != p->letter);
+	return asked == 1 || (asked == 0 && fast && tensor_kernel(plan->prec));
 }
 
 /* The rank's GPUs as a grid over its C tiles: the most square, rows <= columns, when each
@@ -290,7 +296,8 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
  * GPU's link and GEMMs in the walk's order, checked on a 4-GPU node, chose this depth
  * (bench/notes-gpu.md, "Chunks on a whole node"). With one GPU over a square C the model gains
  * little and loses where the link is the bound: it keeps d. Without a lookahead the next
- * chunk's loads wait for this one's end: no cap either. */
+ * chunk's loads wait for this one's end, and tensor-core kernels (C twice as wide, A and B
+ * relayed between GPUs) ran slower with it: no cap there either. */
 #define SG_GPU_CHUNKS 4
 #define SG_GPU_CHUNK_DEPTH(Kt) sg_min(sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2), (Kt))
 
@@ -417,6 +424,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		    tiles_from_other_nodes(&pb, res))
 			d = SG_NET_CHUNK_DEPTH(pb.Kt);
 		if (!opts.d && plan->throttled && plan->lookahead > 0 && plan->G > 0 &&
+		    !tensor_kernel(pb.prec) &&
 		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) &&
 		    (double)b * c / G < (double)pb.Kt * pb.Kt)
 			d = SG_GPU_CHUNK_DEPTH(pb.Kt);
