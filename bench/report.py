@@ -432,9 +432,14 @@ SIMULATED = {"sim": predictions, "sim-validation": validation}  # kits of script
 TABLES = ("cases", "roofline", "targets", "runs")
 
 
+def shown_cases(results, args):
+    """The cases the tables and the plot show: --cases, else every case in the order run."""
+    return args.cases.split(",") if args.cases else results.cases
+
+
 def reports(results, args):
     """The (heading, table) pairs to print, in order, then the count of missed targets."""
-    shown = args.cases.split(",") if args.cases else results.cases
+    shown = shown_cases(results, args)
     unknown = [c for c in shown if c not in results.cases]
     if unknown:
         raise SystemExit("report.py: no case %s in %s" % (", ".join(unknown), " ".join(args.csv)))
@@ -460,7 +465,8 @@ def reports(results, args):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    # No abbreviations: scripts/docs-tables.sh allows a doc's table only the options that print.
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     parser.add_argument("csv", nargs="+")
     parser.add_argument("--targets", default=os.path.join(here, "targets.csv"))
     parser.add_argument("--kit", help="which targets apply (cpu, gpu, arrays, tensor, node), "
@@ -485,12 +491,15 @@ def main():
         return 2
     out, _ = reports(results, args)
     if args.only:
+        if not out[0]:  # e.g. no roofline: no case of these has a bound
+            print("report.py: no %s table for %s" % (args.only, " ".join(args.csv)),
+                  file=sys.stderr)
+            return 2
         print(out[0][1])
         return 0
     print("\n\n".join(heading + "\n" + text for heading, text in out))
     if args.out:
-        print(plot(results, args.out, args.title,
-                   args.cases.split(",") if args.cases else results.cases))
+        print(plot(results, args.out, args.title, shown_cases(results, args)))
     return 0
 
 

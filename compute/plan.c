@@ -41,6 +41,13 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
 	return *a + *b_out + C_loads;
 }
 
+/* Whether the kernel runs on tensor cores: b, h, t, whose C is wider than A and B. */
+static int tensor_kernel(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p && p->c_letter != p->letter;
+}
+
 /* Whether the rank's GPUs relay the A and B tiles several of them read (opts.gpu_peers): as
  * asked (1 on, 2 off), else where their links are fast (NVLink) and the kernel runs on tensor
  * cores (b, h, t: C wider than A and B), whose GPUs outrun their host links. On 4 x H200 the
@@ -50,13 +57,6 @@ static double gpu_loads(const struct starpu_gemm_plan *pl, double mem_tiles, dou
  * Only where each GPU owns its C tiles (static_gpu: the GPUs that read a tile are known),
  * several share a row or column of the grid, and a block spans the grid (every GPU of a grid
  * row reads the row's A tiles). */
-/* Whether the kernel runs on tensor cores: b, h, t, whose C is wider than A and B. */
-static int tensor_kernel(char prec)
-{
-	const struct sg_precision *p = sg_precision(prec);
-	return p && p->c_letter != p->letter;
-}
-
 static int gpu_peers_decide(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                             int asked, int fast)
 {
@@ -288,18 +288,20 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 #define SG_NET_CHUNKS 8
 #define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
 
-/* Chunks when a GPU's share of a C block is smaller than a square of side Kt: at most
- * max(2, Kt / SG_GPU_CHUNKS) deep. Inside a chunk each C tile takes its k steps back to back
- * (compute/walk.h), so a GPU's first C tile waits for its whole panel of 2d A and B tiles and
- * the GPU runs below its rate until its link is ahead; a GPU with few C tiles (several GPUs
- * or ranks sharing the product) spends a large part of the product there. A model of each
+/* Chunks when a GPU's share of a C block is smaller than a square of side Kt and several GPUs
+ * or ranks share the product: at most max(2, ceil(Kt / SG_GPU_CHUNKS)) deep. Inside a chunk
+ * each C tile takes its k steps back to back (compute/walk.h), so a GPU's first C tile waits
+ * for its whole panel of 2d A and B tiles and the GPU runs below its rate until its link is
+ * ahead; a GPU with few C tiles spends a large part of the product there. A model of each
  * GPU's link and GEMMs in the walk's order, checked on a 4-GPU node, chose this depth
- * (bench/notes-gpu.md, "Chunks on a whole node"). With one GPU over a square C the model gains
- * little and loses where the link is the bound: it keeps d. Without a lookahead the next
- * chunk's loads wait for this one's end, and tensor-core kernels (C twice as wide, A and B
- * relayed between GPUs) ran slower with it: no cap there either. */
+ * (bench/notes-gpu.md, "Chunks on a whole node"). Not for: one GPU alone (the model gains
+ * little there and loses where the link is the bound; not measured), no lookahead (the next
+ * chunk's loads would wait for this one's end), tensor-core kernels (C twice as wide, A and B
+ * relayed between GPUs: measured slower), and tiles the one call stages from the caller's
+ * arrays (pb->staged: its copiers would stage all of a block's C before the first chunk ends
+ * and send it back only in the last; not measured). */
 #define SG_GPU_CHUNKS 4
-#define SG_GPU_CHUNK_DEPTH(Kt) sg_min(sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2), (Kt))
+#define SG_GPU_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2)
 
 /* Whether some of this rank's A or B tiles come from another node: a grid of several ranks
  * whose row or column is not all on this node (owners from a user function: assumed so). */
@@ -424,9 +426,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		    tiles_from_other_nodes(&pb, res))
 			d = SG_NET_CHUNK_DEPTH(pb.Kt);
 		if (!opts.d && plan->throttled && plan->lookahead > 0 && plan->G > 0 &&
-		    !tensor_kernel(pb.prec) &&
-		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) &&
-		    (double)b * c / G < (double)pb.Kt * pb.Kt)
+		    plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
+		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) && (double)b * c / G < (double)pb.Kt * pb.Kt)
 			d = SG_GPU_CHUNK_DEPTH(pb.Kt);
 		int forced = opts.b && opts.c;
 		if (d >= 1 || forced || (b == 1 && c == 1))
@@ -501,6 +502,10 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		double a_loads = 0, b_loads = 0;
 		double loads = ab_mean > 0 ? gpu_loads(plan, gpu_tiles, c_bytes / ab_mean, c_read,
 		                                       plan->regime, &a_loads, &b_loads) : 0;
+		/* In regime a no A or B tile leaves a GPU: each ends up holding its whole share,
+		 * whatever the chunks. */
+		if (strcmp(plan->regime, "a") == 0)
+			plan->tiles_per_gpu = c_blocks * b * c / G + a_loads + b_loads;
 		/* Relayed: of the GPUs of a grid row that read a tile of A, one loads it from host
 		 * memory and the others copy it (B's: of a grid column). */
 		plan->gpu_peers = gpu_peers_decide(plan, &pb, opts.gpu_peers, res->gpu_links);

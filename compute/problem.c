@@ -84,6 +84,7 @@ static void problem_fill(struct sg_problem *pb, int64_t M, int64_t N, int tile,
 	pb->comm = comm;
 	pb->local = sg_comm_is_local(comm);
 	pb->rank = rank;
+	pb->staged = 0; /* the one call's door says otherwise */
 
 	/* Blocks span b*P x c*Q tiles of C so each rank gets about b x c of them: 1D
 	 * distributions are a P*Q x 1 or 1 x P*Q grid for that purpose. */

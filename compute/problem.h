@@ -16,6 +16,8 @@ struct sg_problem {
 	int local;                   /* STARPU_GEMM_COMM_LOCAL: no MPI */
 	int share;                   /* node peers read A's and B's tiles in place (their
 	                              * descriptors are shared, or from sizes: sharing is asked) */
+	int staged;                  /* the one call stages the caller's arrays through these
+	                              * descriptors' tiles (doors/stage.c): set by the door */
 	MPI_Comm comm;
 };
 

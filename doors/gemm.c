@@ -275,6 +275,7 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	opts.plan = NULL;
 	struct sg_problem pb;
 	ret = sg_problem_make(&pb, ta, tb, o->A, o->B, o->C, opts.math);
+	pb.staged = staging;
 	if (!ret && given && !sg_plan_conforms(given, &pb, opts.beta_zero, NULL, 0)) {
 		plan = *given;
 	} else if (!ret) {

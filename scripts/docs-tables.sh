@@ -5,7 +5,8 @@
 #   ... the table, as the command prints it ...
 #   <!-- end table -->
 # The command is bench/report.py's arguments, run from the repository's root (no shell: no
-# globs, no quotes; --out, which writes files, is refused). Tables without such lines are
+# globs, no quotes; only the options that print a table: --markdown, --only, --kit, --cases,
+# --targets; --out, which writes files, is refused). Tables without such lines are
 # written by hand (option lists, designs compared, runs with no CSV: the doc says so).
 #   scripts/docs-tables.sh [FILE.md...]          remake every marked table in place
 #   scripts/docs-tables.sh --check [FILE.md...]  change nothing; print a unified diff and exit
@@ -26,19 +27,28 @@ trap 'rm -rf "$work"' EXIT
 
 # remake FILE: FILE with every marked table replaced by its command's output, on stdout.
 remake() {
-  local file=$1 line number=0 inside=0 spec args
+  local file=$1 line number=0 inside=0 spec args arg
   local marker='^<!-- table: bench/report\.py (.*) -->$'
   while IFS= read -r line || [ -n "$line" ]; do
     number=$((number + 1))
     if [ $inside = 1 ]; then
+      # A missing end would swallow the doc up to the next table's end: refused.
+      if [[ $line == "<!-- table:"* ]]; then
+        echo "$file:$number: a table begins before the one above ends (<!-- end table -->)" >&2
+        return 1
+      fi
       [ "$line" = "<!-- end table -->" ] || continue
       inside=0
     elif [[ $line =~ $marker ]]; then
       spec=${BASH_REMATCH[1]}
       read -r -a args <<< "$spec"
-      case " $spec " in *" --out "*|*" --out="*)
-        echo "$file:$number: --out writes files: not in a doc's table" >&2; return 1 ;;
-      esac
+      for arg in "${args[@]}"; do
+        case $arg in
+          --markdown|--only|--kit|--cases|--targets|[!-]*) ;;
+          *) echo "$file:$number: bench/report.py $arg: not an option of a doc's table" \
+                  "(--markdown, --only, --kit, --cases, --targets)" >&2; return 1 ;;
+        esac
+      done
       printf '%s\n' "$line"
       (cd "$top" && python3 bench/report.py "${args[@]}") ||
         { echo "$file:$number: bench/report.py $spec failed" >&2; return 1; }

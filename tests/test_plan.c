@@ -98,11 +98,14 @@ static struct sg_problem problem_of(const struct row *r)
 	return pb;
 }
 
-/* Row r planned; with choices, with that plan's choices forced (sg_plan_choices). */
-static int plan_row(const struct row *r, const struct starpu_gemm_plan *choices,
-                    struct starpu_gemm_plan *plan, char *why, size_t whylen)
+/* Row r planned, its tiles staged by the one call or not; with choices, with that plan's
+ * choices forced (sg_plan_choices). */
+static int plan_row_staged(const struct row *r, int staged,
+                           const struct starpu_gemm_plan *choices,
+                           struct starpu_gemm_plan *plan, char *why, size_t whylen)
 {
 	struct sg_problem pb = problem_of(r);
+	pb.staged = staged;
 	struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
 	                            .host_mem = (size_t)(r->host_gib * GiB),
 	                            .cpu_workers = r->cpu_workers,
@@ -119,6 +122,73 @@ static int plan_row(const struct row *r, const struct starpu_gemm_plan *choices,
 	if (choices)
 		sg_plan_choices(choices, &opts);
 	return sg_plan_compute(plan, &pb, &res, &opts, why, whylen);
+}
+
+static int plan_row(const struct row *r, const struct starpu_gemm_plan *choices,
+                    struct starpu_gemm_plan *plan, char *why, size_t whylen)
+{
+	return plan_row_staged(r, 0, choices, plan, why, whylen);
+}
+
+/* The GPU chunk rule (compute/plan.c, SG_GPU_CHUNK_DEPTH) and where it does not apply: the
+ * chunk depth of variants of row "d 4 GPUs n=32768" (Kt = 8, capped to 2). */
+static int check_gpu_chunks(void)
+{
+	const struct row *base = NULL;
+	for (size_t n = 0; n < sizeof(rows) / sizeof(rows[0]); n++)
+		if (strcmp(rows[n].name, "d 4 GPUs n=32768") == 0)
+			base = &rows[n];
+	struct variant {
+		const char *name;
+		struct row r;
+		int staged, want_d;
+	} v[8];
+	int nv = 0;
+	v[nv++] = (struct variant){ "the rule", *base, 0, 2 };
+	v[nv] = (struct variant){ "bfloat16 (tensor cores): kept", *base, 0, 8 };
+	v[nv].r.prec = 'b';
+	v[nv].r.tile = 8192;
+	v[nv].r.M = v[nv].r.N = v[nv].r.K = 65536;
+	nv++;
+	v[nv] = (struct variant){ "lookahead 0 forced: kept", *base, 0, 8 };
+	v[nv].r.lookahead = 0;
+	nv++;
+	v[nv] = (struct variant){ "no throttle: kept", *base, 0, 8 };
+	v[nv].r.no_throttle = 1;
+	nv++;
+	v[nv++] = (struct variant){ "staged by the one call: kept", *base, 1, 8 };
+	v[nv] = (struct variant){ "Kt = 3: 2", *base, 0, 2 };
+	v[nv].r.M = v[nv].r.N = v[nv].r.K = 12288;
+	nv++;
+	v[nv] = (struct variant){ "1 GPU, C half as wide as tall: kept", *base, 0, 12 };
+	v[nv].r.gpus = 1;
+	v[nv].r.M = v[nv].r.K = 49152;
+	v[nv].r.N = 24576;
+	nv++;
+	v[nv] = (struct variant){ "CPU only, K 16 x M and N: kept", *base, 0, 64 };
+	v[nv].r.gpus = 0;
+	v[nv].r.tile = 512;
+	v[nv].r.M = v[nv].r.N = 2048;
+	v[nv].r.K = 32768;
+	nv++;
+	int failures = 0;
+	for (int n = 0; n < nv; n++) {
+		struct starpu_gemm_plan plan;
+		char why[512] = "";
+		int ret = plan_row_staged(&v[n].r, v[n].staged, NULL, &plan, why, sizeof(why));
+		int ok = ret == 0 && plan.d == v[n].want_d;
+		/* Regime a keeps every A and B tile a GPU loads: the rule's GPUs end up holding
+		 * their 16 C tiles and their halves of A and B, 32 tiles each, whatever d. */
+		if (n == 0 && ok && plan.tiles_per_gpu != 80) {
+			printf("FAIL GPU chunks, %s: peak tiles per GPU %.1f, expected 80\n", v[n].name,
+			       plan.tiles_per_gpu);
+			ok = 0;
+		}
+		printf("%s GPU chunks, %s: ret %d d=%d (expected %d)%s%s\n", ok ? "PASS" : "FAIL",
+		       v[n].name, ret, ret ? 0 : plan.d, v[n].want_d, *why ? ": " : "", why);
+		failures += !ok;
+	}
+	return failures;
 }
 
 /* Row "d 4 GPUs n=65536" in precision prec, planned with opts.static_gpu and opts.gpu_peers
@@ -342,6 +412,7 @@ int main(void)
 	}
 	failures += check_conformance();
 	failures += check_dynamic_gpus();
+	failures += check_gpu_chunks();
 	failures += check_gpu_peers();
 	failures += check_gpu_peers_nodes();
 	failures += check_lower_bound();
