@@ -466,6 +466,21 @@ starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc
 	return in_range(desc, i, j) ? sg_desc_handle(desc, sg_desc_index(desc, i, j)) : NULL;
 }
 
+void *starpu_gemm_desc_tile_in_reach(const struct starpu_gemm_desc *desc, int i, int j,
+                                     int64_t *ld)
+{
+	if (!in_range(desc, i, j))
+		return NULL;
+	int64_t t = sg_desc_index(desc, i, j);
+	starpu_data_handle_t own = desc->owners[t] == desc->rank ? desc->handles[t] : NULL;
+	void *at = own ? (void *)starpu_matrix_get_local_ptr(own)
+	           : desc->shared && desc->on_node[desc->owners[t]] ? desc->peer[t] : NULL;
+	if (at && ld) /* a peer's shared tile is contiguous: its rows apart */
+		*ld = own ? (int64_t)starpu_matrix_get_local_ld(own)
+		          : sg_desc_extent(desc->m, desc->tile, i);
+	return at;
+}
+
 void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,
                                  int *rows, int *cols)
 {

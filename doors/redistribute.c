@@ -275,6 +275,8 @@ struct walk {
 	const struct sg_redist *r;
 	int bc_side, tile_side;     /* visits my local array's runs, my tiles' runs */
 	const struct held_tiles *h;
+	char **node_ptr;            /* with bc_side alone: every tile, wherever on the node it is */
+	const int64_t *node_ld;     /* (node sharing), at [i + j * mt]: both sides at once */
 	char *buf;                  /* one side: packed per peer at displs, rows[peer's row] a column */
 	const int *displs;
 	const int64_t *rows;
@@ -299,6 +301,16 @@ static char *in_tile(const struct sg_redist *r, const struct held_tiles *h,
 	return h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * r->elemsize;
 }
 
+/* Where element (run row, column k of run c) lies in its tile, this rank's or a node peer's. */
+static char *in_node_tile(const struct sg_redist *r, const struct walk *w,
+                          const struct sg_run *row, const struct sg_run *c, int k)
+{
+	size_t at = (size_t)row->tile + (size_t)c->tile * r->mt;
+	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
+	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+	return w->node_ptr[at] + (size_t)(tile_row + tile_col * w->node_ld[at]) * r->elemsize;
+}
+
 static void move_piece(const void *walk, int piece)
 {
 	const struct walk *w = walk;
@@ -314,6 +326,11 @@ static void move_piece(const void *walk, int piece)
 			if ((w->bc_side && bc_row != myrow) || (w->tile_side && tile_row != myrow))
 				continue;
 			size_t bytes = (size_t)row->len * r->elemsize;
+			if (w->node_ptr) {
+				copy(in_node_tile(r, w, row, c, k), in_local(r, row, c, k), bytes,
+				     w->to_buf);
+				continue;
+			}
 			if (w->bc_side && w->tile_side) {
 				copy(in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes, w->to_buf);
 				continue;
@@ -441,9 +458,45 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s)
 	*s = (struct sg_redist_scratch){ 0 };
 }
 
-void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                        const struct sg_redist_scratch *s)
+/* Node sharing (distrib/node_share.c): where every tile of desc is in this process's reach
+ * (the whole grid on one node, the library's tiles in its shared memory), each rank copies its
+ * own local array straight into the tiles, its own and its node peers', and back, with no MPI
+ * message: between processes of a node MPI moves 3-5 GB/s per rank (docs/node-sharing.md).
+ * Collective over r->comm. The owners hold their tiles (mode: STARPU_W into the tiles, which
+ * drops their GPUs' copies; STARPU_R out of them, which brings them home) from before a
+ * barrier to after the next, so no task touches a tile while another rank copies; the next
+ * product drops the stale copies of peers' tiles on every rank's GPUs (compute/pgemm.c,
+ * share_begin). 1 when done so, 0 when not in reach (the caller moves it through MPI). */
+static int move_on_node(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                        const struct sg_redist_scratch *s, int to_tiles)
 {
+	size_t tiles = (size_t)r->mt * r->nt;
+	char **ptr = malloc((tiles ? tiles : 1) * sizeof(*ptr));
+	int64_t *ld = malloc((tiles ? tiles : 1) * sizeof(*ld));
+	int mine = ptr && ld, all = 0;
+	for (int j = 0; mine && j < r->nt; j++)
+		for (int i = 0; mine && i < r->mt; i++)
+			mine = (ptr[i + (size_t)j * r->mt] = starpu_gemm_desc_tile_in_reach(
+			                desc, i, j, &ld[i + (size_t)j * r->mt])) != NULL;
+	SG_MPI_FATAL(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, r->comm));
+	if (all) {
+		struct held_tiles h = hold_tiles(r, desc, s, to_tiles ? STARPU_W : STARPU_R);
+		SG_MPI_FATAL(MPI_Barrier(r->comm));
+		walk(&(struct walk){ .r = r, .bc_side = 1, .node_ptr = ptr, .node_ld = ld,
+		                     .to_buf = to_tiles }, s);
+		SG_MPI_FATAL(MPI_Barrier(r->comm));
+		release_tiles(&h);
+	}
+	free(ptr);
+	free(ld);
+	return all;
+}
+
+int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                       const struct sg_redist_scratch *s)
+{
+	if (move_on_node(r, desc, s, 1))
+		return 1;
 	walk_local(r, s, 1);
 	SG_MPI_FATAL(MPI_Alltoallv(s->bc_buf, r->bc_counts, r->bc_displs, r->type, s->tile_buf,
 	                           r->tile_counts, r->tile_displs, r->type, r->comm));
@@ -452,11 +505,14 @@ void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc
 	walk_tiles(r, &h, s, 0);
 	walk_self(r, &h, s, 1);
 	release_tiles(&h);
+	return 0;
 }
 
-void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                          const struct sg_redist_scratch *s)
+int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                         const struct sg_redist_scratch *s)
 {
+	if (move_on_node(r, desc, s, 0))
+		return 1;
 	struct held_tiles h = hold_tiles(r, desc, s, STARPU_R);
 	walk_tiles(r, &h, s, 1);
 	walk_self(r, &h, s, 0);
@@ -464,4 +520,5 @@ void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *de
 	SG_MPI_FATAL(MPI_Alltoallv(s->tile_buf, r->tile_counts, r->tile_displs, r->type,
 	                           s->bc_buf, r->bc_counts, r->bc_displs, r->type, r->comm));
 	walk_local(r, s, 0);
+	return 0;
 }

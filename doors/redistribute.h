@@ -101,12 +101,14 @@ void sg_redist_scratch_free(struct sg_redist_scratch *s);
 
 /* Collective over r->comm: the sub-matrix into desc's tiles (desc made with the plan's shape,
  * tile and grid, over r->comm), or the tiles back into the sub-matrix; the elements of the
- * local array outside the sub-matrix are never touched. The copies on either side of the
- * MPI_Alltoallv (packing, unpacking, and what stays on this rank) run on s->threads threads,
- * which share the columns. */
-void sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                        const struct sg_redist_scratch *s);
-void sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
-                          const struct sg_redist_scratch *s);
+ * local array outside the sub-matrix are never touched. Where every tile is in reach (the
+ * grid on one node, node sharing), each rank copies its local array straight to and from the
+ * tiles; else through MPI_Alltoallv. The copies (packing, unpacking, and what stays on this
+ * rank) run on s->threads threads, which share the columns. Returns 1 when moved through the
+ * node's shared memory, 0 through MPI. */
+int sg_redist_to_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                       const struct sg_redist_scratch *s);
+int sg_redist_from_tiles(const struct sg_redist *r, struct starpu_gemm_desc *desc,
+                         const struct sg_redist_scratch *s);
 
 #endif

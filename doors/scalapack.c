@@ -172,6 +172,7 @@ static int get_descs(struct operands *o, const struct sg_pgemm_args *g, MPI_Comm
 
 struct timings {
 	double in, compute, out;
+	int on_node; /* the redistributions went through the node's shared memory */
 };
 
 /* Collective: the product through StarPU. 0, or an error agreed by every rank before C's
@@ -186,8 +187,9 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	/* With beta = 0, C is never read: its tiles are not filled (they hold whatever they
 	 * held) and the tile GEMMs get beta = 0, which BLAS and cuBLAS define as not reading C. */
 	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
+	int on_node = 1;
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
-		sg_redist_to_tiles(&o.redist[x], o.desc[x], o.scratch);
+		on_node &= sg_redist_to_tiles(&o.redist[x], o.desc[x], o.scratch);
 	double t1 = MPI_Wtime();
 	if (!ret) {
 		/* Workers sleep outside this (doors/scalapack_runtime.c). */
@@ -198,9 +200,10 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	}
 	double t2 = MPI_Wtime();
 	if (!ret)
-		sg_redist_from_tiles(&o.redist[2], o.desc[2], o.scratch);
+		on_node &= sg_redist_from_tiles(&o.redist[2], o.desc[2], o.scratch);
 	release_operands(&o, ret != 0);
-	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2 };
+	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2,
+	                       .on_node = on_node };
 	return ret;
 }
 
@@ -295,10 +298,11 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	else if (rank == 0 && sg_scalapack_verbose())
 		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "
 		        "tile=%d copy_threads=%d%s: redistribution in %.6f s, compute %.6f s, "
-		        "redistribution out %.6f s\n", symbol, (long long)g->m, (long long)g->n,
-		        (long long)g->k, g->transA, g->transB, g->nprow, g->npcol, tile,
-		        sg_scalapack_threads(),
-		        ret ? " (failed, handed to ScaLAPACK)" : "", t.in, t.compute, t.out);
+		        "redistribution out %.6f s (%s)\n", symbol, (long long)g->m,
+		        (long long)g->n, (long long)g->k, g->transA, g->transB, g->nprow, g->npcol,
+		        tile, sg_scalapack_threads(), ret ? " (failed, handed to ScaLAPACK)" : "",
+		        t.in, t.compute, t.out,
+		        t.on_node ? "the node's shared memory, no MPI" : "MPI");
 	return ret;
 }
 

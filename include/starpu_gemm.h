@@ -238,6 +238,15 @@ int starpu_gemm_desc_owner(const struct starpu_gemm_desc *desc, int i, int j);
  * another rank: a rank that inserts a StarPU-MPI task naming the tile calls it first, as
  * every rank inserting the task does. NULL out of range. */
 starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc, int i, int j);
+/* Tile (i,j)'s host memory where this process can address it: this rank's own tile, or a
+ * node peer's that node sharing maps here (STARPU_GEMM_SHARE_NODE, the default for the
+ * library's tiles); *ld (if not NULL) is its leading dimension in elements. NULL for a tile on
+ * another node or out of range. Coherence is the caller's: write a peer's tile only while its
+ * owner holds it in STARPU_W (starpu_data_acquire on its handle), read one while the owner
+ * holds it in STARPU_R, and keep a node barrier between the holds and the copies, as the
+ * ScaLAPACK drop-in's redistribution between the ranks of a node does. */
+void *starpu_gemm_desc_tile_in_reach(const struct starpu_gemm_desc *desc, int i, int j,
+                                     int64_t *ld);
 /* Elements in tile (i,j): rows, cols. */
 void starpu_gemm_desc_tile_shape(const struct starpu_gemm_desc *desc, int i, int j,
                                  int *rows, int *cols);

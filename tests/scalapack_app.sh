@@ -40,9 +40,26 @@ for case in "1 130 120 110 N N 32 1 1 1" "2 301 257 173 N T 37 1 2 3" "2 211 97 
     fail "on one process, the call was redistributed instead of done in place: $*" "$with"
     continue
   fi
+  # Ranks of one machine redistribute through the node's shared memory, not MPI.
+  if [ "$np" != 1 ] && ! grep -q "(the node's shared memory, no MPI)" <<< "$with"; then
+    fail "on one node, the redistribution went through MPI: $*" "$with"
+    continue
+  fi
   echo "PASS test_scalapack_app $* on $np ranks: residual $(residual "$without") without," \
        "$(residual "$with") with libstarpu_gemm_scalapack (both < 10)"
 done
+
+# Each rank its own node (STARPU_GEMM_SHARE_NODE=0): the redistribution through MPI, as
+# between nodes, and the same result.
+set -- 4 1100 1000 900 T N 24 2 2 1
+with=$("$run" 4 "${preload[@]}" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x STARPU_GEMM_SHARE_NODE=0 \
+       -x STARPU_GEMM_SCALAPACK_TILE=64 "$prog" "${@:2}" 2>&1)
+if [ $? != 0 ] || [ -z "$(residual "$with")" ] || ! grep -q "redistribution out .* (MPI)" <<< "$with"; then
+  fail "each rank its own node: not through MPI, or failed: ${*:2}" "$with"
+else
+  echo "PASS test_scalapack_app ${*:2} on 4 ranks, each its own node: through MPI, residual" \
+       "$(residual "$with")"
+fi
 
 # Below the default threshold (2^27 = 512^3) ScaLAPACK does the call: same result, no line.
 out=$("$run" 2 "${preload[@]}" "$prog" 200 200 200 N N 32 1 2 2>&1)
