@@ -476,19 +476,30 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	/* A's tiles come from the other Q - 1 ranks of the grid row, B's from the other P - 1 of
 	 * the column: through MPI from other nodes, read in place from node peers. Throttled,
 	 * every block reads its own; unthrottled, StarPU-MPI's cache holds each once. */
-	double Ktd = pb.Kt, a_rows = plan->throttled ? b * plan->X * plan->Y : Mtl;
-	double b_cols = plan->throttled ? c * plan->X * plan->Y : Ntl;
-	double a_from = a_rows * a_bytes * Ktd / pb.Q, b_from = b_cols * b_bytes * Ktd / pb.P;
-	plan->mpi_recv_bytes = a_from * (pb.Q - 1 - res->row_peers) +
-	                       b_from * (pb.P - 1 - res->col_peers);
-	plan->node_read_bytes = a_from * res->row_peers + b_from * res->col_peers;
+	/* The distinct op(A) tiles this rank's C rows read from other nodes and from node peers
+	 * (B's: its C columns): counted on the grid where resources did (transposed operands,
+	 * ragged grids), else the grid's fractions. */
+	double Ktd = pb.Kt;
+	double a_far = res->inputs_counted ? res->a_far : Mtl * Ktd / pb.Q * (pb.Q - 1 - res->row_peers);
+	double b_far = res->inputs_counted ? res->b_far : Ntl * Ktd / pb.P * (pb.P - 1 - res->col_peers);
+	double a_near = res->inputs_counted ? res->a_near : Mtl * Ktd / pb.Q * res->row_peers;
+	double b_near = res->inputs_counted ? res->b_near : Ntl * Ktd / pb.P * res->col_peers;
+	/* Each is read once per block it serves (the cache is flushed after each chunk) or,
+	 * unthrottled, once; and received, without StarPU-MPI's cache, once per task that reads
+	 * it: each of the rank's C columns (B's: rows). */
+	double a_blocks = plan->throttled ? b * plan->X * plan->Y / Mtl : 1;
+	double b_blocks = plan->throttled ? c * plan->X * plan->Y / Ntl : 1;
+	double my_cols = res->inputs_counted ? res->c_cols : Ntl;
+	double my_rows = res->inputs_counted ? res->c_rows : Mtl;
+	plan->mpi_recv_bytes = a_far * a_bytes * (res->no_mpi_cache ? my_cols : a_blocks) +
+	                       b_far * b_bytes * (res->no_mpi_cache ? my_rows : b_blocks);
+	plan->node_read_bytes = a_near * a_bytes * a_blocks + b_near * b_bytes * b_blocks;
 	/* Any schedule's least, per rank: the node's bound shared by its ranks (a node's ranks
 	 * hold a sub-grid of row_peers + 1 by col_peers + 1). */
 	double node_ranks = (1.0 + res->row_peers) * (1.0 + res->col_peers);
 	plan->mpi_lower_bytes = pb.local ? 0 : elem * sg_io_lower_bound_words(pb.M, pb.N, pb.K,
 	                        pb.P * pb.Q / node_ranks) / node_ranks;
-	plan->node_mapped_bytes = (double)Mtl * a_bytes * Ktd / pb.Q * res->row_peers +
-	                          (double)Ntl * b_bytes * Ktd / pb.P * res->col_peers;
+	plan->node_mapped_bytes = a_near * a_bytes + b_near * b_bytes;
 	if (plan->G > 0) {
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */

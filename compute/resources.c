@@ -1,6 +1,8 @@
 /* The resources a plan is made for: measured here, agreed once, then handed to the pure
  * planner (compute/plan.c), which reads nothing of the machine itself. */
+#include <stdlib.h>
 #include <starpu.h>
+#include <starpu_mpi.h>
 #include "compute/resources.h"
 #include "compute/problem.h"
 #include "runtime/comm.h"
@@ -62,6 +64,55 @@ static void grid_peers(const struct sg_problem *pb, int *row, int *col)
 	}
 }
 
+/* The distinct op(A) and op(B) tiles this rank's tasks read that other ranks own, by where
+ * those live (another node, or a node peer read in place), counted tile by tile on pb's grid:
+ * with a transposed operand the owners of a rank's rows of op(A) are not its grid row, and no
+ * fraction of the grid says how many are its own (2 x 2 grid, A transposed: a half on the
+ * diagonal ranks, none on the others). Not for owners from a user function (not counted). */
+static void count_inputs(const struct sg_problem *pb, struct sg_resources *res)
+{
+	res->inputs_counted = 0;
+	int nranks = pb->P * pb->Q;
+	if (pb->user_owners || pb->local || nranks < 2)
+		return;
+	int *ranks = malloc((size_t)nranks * sizeof(int)), *node_rank = malloc((size_t)nranks * sizeof(int));
+	if (!ranks || !node_rank) {
+		free(ranks);
+		free(node_rank);
+		return;
+	}
+	for (int r = 0; r < nranks; r++)
+		ranks[r] = r;
+	if (pb->share)
+		sg_node_ranks(pb->comm, nranks, ranks, node_rank);
+	int p = pb->rank / pb->Q, q = pb->rank % pb->Q;
+	double counts[2][2] = { { 0, 0 }, { 0, 0 } }; /* [A or B][far or near] */
+	for (int x = 0; x < 2; x++) {
+		char trans = x == 0 ? pb->transA : pb->transB;
+		int mine = x == 0 ? pb->Mt : pb->Nt, first = x == 0 ? p : q, step = x == 0 ? pb->P : pb->Q;
+		for (int i = first; i < mine; i += step)
+			for (int k = 0; k < pb->Kt; k++) {
+				int row, col;
+				if (x == 0)
+					sg_op_tile(trans, i, k, &row, &col);
+				else
+					sg_op_tile(trans, k, i, &row, &col);
+				int owner = (row % pb->P) * pb->Q + col % pb->Q;
+				if (owner != pb->rank)
+					counts[x][pb->share && node_rank[owner] >= 0]++;
+			}
+	}
+	free(ranks);
+	free(node_rank);
+	res->a_far = counts[0][0];
+	res->a_near = counts[0][1];
+	res->b_far = counts[1][0];
+	res->b_near = counts[1][1];
+	res->c_rows = p < pb->Mt ? (pb->Mt - p + pb->P - 1) / pb->P : 0;
+	res->c_cols = q < pb->Nt ? (pb->Nt - q + pb->Q - 1) / pb->Q : 0;
+	res->inputs_counted = 1;
+}
+
 void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
                         const struct starpu_gemm_opts *opts)
 {
@@ -83,9 +134,12 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
 	int row_peers, col_peers;
 	grid_peers(pb, &row_peers, &col_peers);
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
-	int64_t local[8] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
-	                     -(int64_t)cpus, row_peers, col_peers, gpu_links_fast() }, agreed[8];
-	sg_allreduce(local, agreed, 8, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	int64_t local[9] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
+	                     -(int64_t)cpus, row_peers, col_peers, gpu_links_fast(),
+	                     pb->local || starpu_mpi_cache_is_enabled() }, agreed[9];
+	sg_allreduce(local, agreed, 9, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	res->no_mpi_cache = !agreed[8];
+	count_inputs(pb, res);
 	res->row_peers = (int)agreed[5];
 	res->col_peers = (int)agreed[6];
 	res->gpu_links = (int)agreed[7];

@@ -17,6 +17,13 @@ struct sg_resources {
 	int row_peers;       /* node sharing: other ranks of this rank's grid row (col_peers: its
 	                      * column) whose tiles it reads in place, the fewest of any rank */
 	int col_peers;
+	int inputs_counted;  /* 1: the four counts below are this rank's, counted on the grid */
+	double a_far, a_near; /* distinct op(A) tiles this rank's C rows read, owned by ranks of
+	                       * other nodes, and by node peers whose tiles it reads in place */
+	double b_far, b_near; /* op(B)'s, for its C columns */
+	int c_rows, c_cols;   /* this rank's C tile rows and columns */
+	int no_mpi_cache;    /* StarPU-MPI's cache is off on some rank (STARPU_MPI_CACHE=0): a
+	                      * task receives each input of another node itself */
 	int gpu_links;       /* every ordered pair of the rank's (two or more) GPUs copies at least
 	                      * twice as fast as the host link, by StarPU's bus calibration
 	                      * (NVLink): 1 on every rank, else 0 */

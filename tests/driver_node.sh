@@ -2,7 +2,7 @@
 # Ranks of one node read each other's tiles in place (issue 27, distrib/node_share.c), on CPU
 # workers: 2 and 4 ranks of one job, every product checked, StarPU-MPI sends no byte and the
 # plan predicts none; each rank its own node (STARPU_GEMM_SHARE_NODE=0): the tiles go through
-# MPI, exactly the plan's prediction; a shared-memory folder that cannot be used
+# MPI, exactly the plan's prediction (also transposed, uneven, without the cache); a shared-memory folder that cannot be used
 # (STARPU_GEMM_SHM_DIR missing): one notice naming the reason, the MPI path, still correct.
 # Read from the driver's --csv rows (columns by name).
 set -u
@@ -50,9 +50,14 @@ sizes=(-M 768 -N 640 -K 896 -t 128)
 run "2 ranks of one node share their tiles" 2 zero -- "${sizes[@]}"
 run "4 ranks (2x2) of one node share their tiles" 4 zero -- "${sizes[@]}" -P 2 -Q 2
 run "4 ranks, A and B transposed" 4 zero -- "${sizes[@]}" --transA T --transB T
-# Tiles dealt evenly: the plan's per-rank prediction is then every rank's exactly.
 run "4 ranks, each its own node (STARPU_GEMM_SHARE_NODE=0)" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
   -M 768 -N 768 -K 896 -t 128 -P 2 -Q 2
+# Each rank's inputs counted on the grid: a transposed operand, whose rows of op(A) other
+# ranks own, and tiles dealt unevenly; without StarPU-MPI's cache a task receives each input.
+run "4 ranks, each its own node, A transposed, uneven tiles" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
+  "${sizes[@]}" -P 2 -Q 2 --transA T
+run "3 ranks, each its own node, B transposed, no StarPU-MPI cache" 3 plan \
+  STARPU_GEMM_SHARE_NODE=0 STARPU_MPI_CACHE=0 -- "${sizes[@]}" -P 3 -Q 1 --transB T
 # Each rank its own node: rank 0 inserts only the tasks it runs (a tile it only sends is
 # posted, not a task), and registers only the tiles it uses, as many as the plan counts (at
 # 6 x 6 x 7 tiles on 2 x 2: its A rows 21, B columns 21, C 9 = 51 of the 120).
