@@ -8,19 +8,24 @@
  * /dev/shm is an error at creation, not a SIGBUS in a task; first touched by the owner, so near
  * its cores), in index order; every rank of the node finds every node peer's tile at the same
  * offset, computed from the owners alone. The objects are unlinked once every rank has mapped
- * them: nothing outlives the job, and a segment stays valid while any rank still maps it, so
+ * them: nothing outlives the job (but a rank killed in between: the next job removes what it
+ * left, remove_stale_segments), and a segment stays valid while any rank still maps it, so
  * destroying a descriptor is no collective. A peer's tile gets a second StarPU handle here (the
  * "reach" handle) over that memory, registered with StarPU-MPI as this rank's own: tasks this
  * rank runs read it with no message. The products (compute/pgemm.c) keep the two processes'
  * views coherent: owners bring their A and B tiles home before the node's ranks read them,
  * readers drop stale copies of the reach handles, and no owner writes its tiles again before
  * its peers' tasks are done (a node barrier at each end). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "distrib/desc.h"
 #include "runtime/comm.h"
@@ -99,6 +104,42 @@ static void segment_name(char *name, size_t len, long pid, unsigned long serial)
 	         serial);
 }
 
+/* Segments a job left behind: a rank killed, or stuck, between making its segment and the
+ * node's unlinking it (map_node) leaves its peers' and its own names in the folder, whose
+ * memory then stays taken until someone removes them. Every process removes, once, the ones of
+ * processes that no longer exist, if older than SG_STALE_SEGMENT_SECONDS: a live job's name
+ * lasts only as long as its creation's collectives, and one taken for stale by mistake (a
+ * process of another PID namespace) costs that job its sharing (its peers cannot map it: one
+ * notice, MPI), not its result. */
+#define SG_STALE_SEGMENT_SECONDS 600
+static void remove_stale_segments(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	const char *dir = sg_env_choice(SG_ENV_GEMM_SHM_DIR);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	for (struct dirent *e; (e = readdir(d));) {
+		long pid;
+		unsigned long serial;
+		char end;
+		if (sscanf(e->d_name, "starpu_gemm.%ld.%lu%c", &pid, &serial, &end) != 2 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    difftime(now, st.st_mtime) > SG_STALE_SEGMENT_SECONDS)
+			unlink(path);
+	}
+	closedir(d);
+}
+
 /* This rank's segment: made, reserved and mapped; 0 or -errno. */
 static int make_segment(const char *name, size_t bytes, void **base)
 {
@@ -149,6 +190,7 @@ static int map_node(struct sg_node_share *s, MPI_Comm node, size_t mine, int *re
 		self = { (long)getpid(), serial++, mine },
 		*all = malloc((size_t)s->node_size * sizeof(*all));
 	char name[4200];
+	remove_stale_segments();
 	segment_name(name, sizeof(name), self.pid, self.serial);
 	int ret = all ? make_segment(name, mine, &s->bases[me]) : -ENOMEM;
 	s->sizes[me] = mine;

@@ -132,7 +132,8 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	[SG_ENV_GEMM_SHM_DIR] = { "STARPU_GEMM_SHM_DIR", ENV_TEXT, GROUP_LIBRARY, 0, 0,
 	                          "a directory", 1, NULL, "/dev/shm", "/dev/shm",
 	                          "where a node's ranks keep the tiles they share (a memory file "
-	                          "system; each rank reserves its tiles there)", NULL },
+	                          "system; each rank reserves its tiles there; files a killed job "
+	                          "left there are removed by the next job after 10 minutes)", NULL },
 	/* Read where an interposer is loaded or first called (doors/blas.c,
 	 * doors/scalapack_runtime.c): it must not fail the program's own BLAS call over them. */
 	DOOR_INT(SG_ENV_GEMM_BLAS_THRESHOLD, "STARPU_GEMM_BLAS_THRESHOLD", 0, LLONG_MAX,

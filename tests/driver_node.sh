@@ -90,4 +90,23 @@ if run "4 ranks, STARPU_GEMM_SHM_DIR missing" 4 any STARPU_GEMM_SHM_DIR="$missin
     failures=$((failures + 1))
   fi
 fi
+# Segments a killed job left behind (distrib/node_share.c): the next job on the node removes
+# those of processes that no longer exist, older than ten minutes; a live process's, and a
+# recent one (a job starting beside it), stay.
+shm=$(mktemp -d)
+sleep 0 & dead=$!
+wait $dead
+touch -d '1 hour ago' "$shm/starpu_gemm.$dead.0" "$shm/starpu_gemm.$$.0"
+touch "$shm/starpu_gemm.$dead.1"
+if run "2 ranks, after a killed job's segments" 2 zero STARPU_GEMM_SHM_DIR="$shm" -- "${sizes[@]}"; then
+  left=$(cd "$shm" && ls | sort | tr '\n' ' ')
+  kept=$(printf '%s\n' "starpu_gemm.$$.0" "starpu_gemm.$dead.1" | sort | tr '\n' ' ')
+  if [ "$left" = "$kept" ]; then
+    echo "PASS a killed job's old segment removed, a live process's and a recent one kept"
+  else
+    echo "FAIL segments left after the run: $left(expected $kept)"
+    failures=$((failures + 1))
+  fi
+fi
+rm -rf "$shm"
 exit $((failures > 0))
