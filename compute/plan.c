@@ -480,8 +480,10 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	 * (B's: its C columns): counted on the grid where resources did (transposed operands,
 	 * ragged grids), else the grid's fractions. */
 	double Ktd = pb.Kt;
-	double a_far = res->inputs_counted ? res->a_far : Mtl * Ktd / pb.Q * (pb.Q - 1 - res->row_peers);
-	double b_far = res->inputs_counted ? res->b_far : Ntl * Ktd / pb.P * (pb.P - 1 - res->col_peers);
+	double a_far = res->inputs_counted ? res->a_far
+	                                   : Mtl * Ktd / pb.Q * (pb.Q - 1 - res->row_peers);
+	double b_far = res->inputs_counted ? res->b_far
+	                                   : Ntl * Ktd / pb.P * (pb.P - 1 - res->col_peers);
 	double a_near = res->inputs_counted ? res->a_near : Mtl * Ktd / pb.Q * res->row_peers;
 	double b_near = res->inputs_counted ? res->b_near : Ntl * Ktd / pb.P * res->col_peers;
 	/* Each is read once per block it serves (the cache is flushed after each chunk) or,

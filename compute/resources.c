@@ -75,7 +75,8 @@ static void count_inputs(const struct sg_problem *pb, struct sg_resources *res)
 	int nranks = pb->P * pb->Q;
 	if (pb->user_owners || pb->local || nranks < 2)
 		return;
-	int *ranks = malloc((size_t)nranks * sizeof(int)), *node_rank = malloc((size_t)nranks * sizeof(int));
+	int *ranks = malloc((size_t)nranks * sizeof(int));
+	int *node_rank = malloc((size_t)nranks * sizeof(int));
 	if (!ranks || !node_rank) {
 		free(ranks);
 		free(node_rank);
@@ -89,7 +90,8 @@ static void count_inputs(const struct sg_problem *pb, struct sg_resources *res)
 	double counts[2][2] = { { 0, 0 }, { 0, 0 } }; /* [A or B][far or near] */
 	for (int x = 0; x < 2; x++) {
 		char trans = x == 0 ? pb->transA : pb->transB;
-		int mine = x == 0 ? pb->Mt : pb->Nt, first = x == 0 ? p : q, step = x == 0 ? pb->P : pb->Q;
+		int mine = x == 0 ? pb->Mt : pb->Nt, first = x == 0 ? p : q;
+		int step = x == 0 ? pb->P : pb->Q;
 		for (int i = first; i < mine; i += step)
 			for (int k = 0; k < pb->Kt; k++) {
 				int row, col;

@@ -445,6 +445,48 @@ static double largest(double mine)
 	return bound;
 }
 
+/* Node sharing can fail where the plan from the sizes assumed it (a missing or full
+ * STARPU_GEMM_SHM_DIR: the descriptors' notice says why), and the node peers' tiles then go
+ * through MPI: the plan's traffic and host memory are made again from the descriptors, with
+ * the plan's own choices, and said, so that the run is measured against what it does.
+ * Collective. Returns the change of this rank's host memory bound, in bytes. */
+static double replan_unshared(struct starpu_gemm_plan *plan, const struct matrices *m,
+                              const struct sg_driver_options *opts,
+                              struct starpu_gemm_opts gemm_opts)
+{
+	int assumed = plan->node_read_bytes > 0 || plan->node_mapped_bytes > 0, any = 0;
+	sg_driver_allreduce(&assumed, &any, 1, sizeof(int), MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (!any)
+		return 0;
+	struct starpu_gemm_plan again;
+	gemm_opts.plan = NULL;
+	gemm_opts.b = plan->b;
+	gemm_opts.c = plan->c;
+	gemm_opts.d = plan->d;
+	gemm_opts.lookahead = plan->lookahead;
+	/* Agreed on every rank (the plan is collective): on a refusal the printed plan stays. */
+	if (starpu_gemm_plan_make(&again, opts->transA, opts->transB, m->A, m->B, m->C, &gemm_opts))
+		return 0;
+	int changed = again.mpi_recv_bytes != plan->mpi_recv_bytes, any_changed = 0;
+	sg_driver_allreduce(&changed, &any_changed, 1, sizeof(int), MPI_INT, MPI_MAX,
+	                    MPI_COMM_WORLD);
+	if (!any_changed)
+		return 0;
+	double delta = again.host_bytes + again.node_mapped_bytes - plan->host_bytes -
+	               plan->node_mapped_bytes;
+	plan->mpi_recv_bytes = again.mpi_recv_bytes;
+	plan->node_read_bytes = again.node_read_bytes;
+	plan->node_mapped_bytes = again.node_mapped_bytes;
+	plan->host_bytes = again.host_bytes;
+	if (rank == 0)
+		printf("plan: the ranks of a node do not share their tiles (the notice above): "
+		       "predicted per rank now MPI received %.3f GB, node peers' tiles read in place "
+		       "%.3f GB, host memory beyond its own tiles <= %.3f GB\n",
+		       plan->mpi_recv_bytes / 1e9, plan->node_read_bytes / 1e9,
+		       plan->host_bytes / 1e9);
+	return delta;
+}
+
 /* One product size, from the tile to the report. Collective. Returns the exit status. The
  * plan comes from the sizes alone and every refusal before anything is allocated: --plan costs
  * the same at any size, and allocates nothing. */
@@ -494,6 +536,7 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	struct matrices m;
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
+	mine += replan_unshared(&plan, &m, opts, gemm_opts);
 	/* The check runs with the product's tiles still resident: its buffers come on top. */
 	if (opts->check)
 		mine += starpu_gemm_check_host_bytes(opts->gemm.math, opts->transA, opts->transB,

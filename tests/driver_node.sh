@@ -2,8 +2,10 @@
 # Ranks of one node read each other's tiles in place (issue 27, distrib/node_share.c), on CPU
 # workers: 2 and 4 ranks of one job, every product checked, StarPU-MPI sends no byte and the
 # plan predicts none; each rank its own node (STARPU_GEMM_SHARE_NODE=0): the tiles go through
-# MPI, exactly the plan's prediction (also transposed, uneven, without the cache); a shared-memory folder that cannot be used
-# (STARPU_GEMM_SHM_DIR missing): one notice naming the reason, the MPI path, still correct.
+# MPI, exactly the plan's prediction (also transposed, uneven, without StarPU-MPI's cache); a
+# shared-memory folder that cannot be used (STARPU_GEMM_SHM_DIR missing): one notice naming the
+# reason, the MPI path, still correct, its bytes those of the plan made again
+# (drivers/starpu_gemm.c, replan_unshared); a killed job's segments removed by the next job.
 # Read from the driver's --csv rows (columns by name).
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -80,7 +82,7 @@ else
   failures=$((failures + 1))
 fi
 missing=/nonexistent-starpu-gemm-shm-$$
-if run "4 ranks, STARPU_GEMM_SHM_DIR missing" 4 any STARPU_GEMM_SHM_DIR="$missing" -- \
+if run "4 ranks, STARPU_GEMM_SHM_DIR missing" 4 plan STARPU_GEMM_SHM_DIR="$missing" -- \
      "${sizes[@]}" -P 2 -Q 2; then
   notices=$(grep -c "could not share their tiles in $missing (STARPU_GEMM_SHM_DIR): No such file or directory" "$err")
   if [ "$notices" = 1 ]; then
@@ -98,7 +100,8 @@ sleep 0 & dead=$!
 wait $dead
 touch -d '1 hour ago' "$shm/starpu_gemm.$dead.0" "$shm/starpu_gemm.$$.0"
 touch "$shm/starpu_gemm.$dead.1"
-if run "2 ranks, after a killed job's segments" 2 zero STARPU_GEMM_SHM_DIR="$shm" -- "${sizes[@]}"; then
+if run "2 ranks, after a killed job's segments" 2 zero STARPU_GEMM_SHM_DIR="$shm" -- \
+     "${sizes[@]}"; then
   left=$(cd "$shm" && ls | sort | tr '\n' ' ')
   kept=$(printf '%s\n' "starpu_gemm.$$.0" "starpu_gemm.$dead.1" | sort | tr '\n' ' ')
   if [ "$left" = "$kept" ]; then
