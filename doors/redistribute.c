@@ -291,14 +291,22 @@ static char *in_local(const struct sg_redist *r, const struct sg_run *row,
 	return r->local + at * r->elemsize;
 }
 
-/* Where element (run row, column k of run c) lies in my tile. */
+/* Where element (run row, column k of run c) lies in its tile, whose memory is base with
+ * columns ld elements apart. */
+static char *in_tile_at(const struct sg_redist *r, char *base, int64_t ld,
+                        const struct sg_run *row, const struct sg_run *c, int k)
+{
+	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
+	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
+	return base + (size_t)(tile_row + tile_col * ld) * r->elemsize;
+}
+
+/* ... in my tile. */
 static char *in_tile(const struct sg_redist *r, const struct held_tiles *h,
                      const struct sg_run *row, const struct sg_run *c, int k)
 {
 	size_t at = (size_t)(row->tile / r->nprow) + (size_t)(c->tile / r->npcol) * h->rows;
-	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
-	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
-	return h->ptr[at] + (size_t)(tile_row + tile_col * h->ld[at]) * r->elemsize;
+	return in_tile_at(r, h->ptr[at], h->ld[at], row, c, k);
 }
 
 /* Where element (run row, column k of run c) lies in its tile, this rank's or a node peer's. */
@@ -306,9 +314,7 @@ static char *in_node_tile(const struct sg_redist *r, const struct walk *w,
                           const struct sg_run *row, const struct sg_run *c, int k)
 {
 	size_t at = (size_t)row->tile + (size_t)c->tile * r->mt;
-	int64_t tile_row = row->first - (int64_t)row->tile * r->tile;
-	int64_t tile_col = c->first + k - (int64_t)c->tile * r->tile;
-	return w->node_ptr[at] + (size_t)(tile_row + tile_col * w->node_ld[at]) * r->elemsize;
+	return in_tile_at(r, w->node_ptr[at], w->node_ld[at], row, c, k);
 }
 
 static void move_piece(const void *walk, int piece)
