@@ -59,7 +59,7 @@ mkdir -p "$sg/lib" "$sg/build/drivers" "$sg/build/bench" "$sg/bench"
 # The library and its doors (libstarpu_gemm_blas.so, libstarpu_gemm_scalapack.so when built).
 cp -a "$build"/.libs/libstarpu_gemm*.so* "$sg/lib/"
 cp "$build/drivers/starpu_gemm" "$sg/build/drivers/"
-peers=(openblas_dgemm cublas_peak cublasxt_dgemm pin_rate dgemm_app mpi_rate)
+peers=(openblas_dgemm cublas_peak cublasxt_dgemm pin_rate stage_rate dgemm_app mpi_rate)
 if [ "$with_scalapack" = 1 ]; then peers+=(scalapack_pdgemm); fi
 for peer in "${peers[@]}"; do
   if [ -x "$build/bench/$peer" ]; then
