@@ -283,6 +283,15 @@ static int loader_of(const struct pgemm *g, int gpu, int k, int along)
 	return g->block_full_rows ? (k % g->gpu_rows) * g->gpu_cols + col : gpu;
 }
 
+/* Whether C(i,j) stays in host memory (compute/c_home.h), its GPU updates going to a scratch
+ * tile. The last shell's C tiles go through the GPU as before: the link has room for them by
+ * then (A and B are in), and adds at home would be what the product waits for at its end
+ * (bench/notes-gpu.md). */
+static int tile_at_home(const struct pgemm *g, int i, int j)
+{
+	return g->home && !sg_walk_in_last_shell(&g->plan, i, j);
+}
+
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
  * With beta = 0 the update k = 0 writes C without reading it (BLAS reads no C then), so no C
  * tile crosses to a GPU: H2D is A and B alone. With C kept home (compute/c_home.h) the owner
@@ -325,10 +334,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	sg_window_add_task(g->window);
 	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
-	/* The last shell's C tiles go through the GPU as before: the link has room for them by
-	 * then (A and B are in), and adds at home would be what the product waits for at its end
-	 * (bench/notes-gpu.md). */
-	int home = g->home && !sg_walk_in_last_shell(&g->plan, i, j);
+	int home = tile_at_home(g, i, j);
 	int overwrite = k == 0 && (g->beta_zero || home);
 	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
@@ -383,12 +389,16 @@ static void flush_chunk_inputs(struct pgemm *g, int i0, int i1, int j0, int j1, 
 	}
 }
 
-/* Once a block of C is complete its tiles may leave the GPUs: write them back when idle. */
+/* Once a block of C is complete its tiles may leave the GPUs: write them back when idle. Not
+ * the tiles kept at home, which never went there: StarPU's wont_use reads the handle after
+ * releasing it, and a tile's add on a CPU worker starts it just as the product's end lets the
+ * caller unregister the tile (products of 16 x 16 tiles with C at home: SIGSEGV in
+ * _starpu_data_wont_use). */
 static void release_block(struct pgemm *g, int i0, int i1, int j0, int j1)
 {
 	for (int i = i0; i < i1; i++)
 		for (int j = j0; j < j1; j++)
-			if (starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank)
+			if (starpu_gemm_desc_owner(g->C, i, j) == g->pb.rank && !tile_at_home(g, i, j))
 				starpu_data_wont_use(starpu_gemm_desc_handle(g->C, i, j));
 }
 
