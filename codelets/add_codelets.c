@@ -114,3 +114,14 @@ struct starpu_codelet *sg_add_codelet(char prec)
 	const struct sg_precision *p = sg_precision(prec);
 	return p ? add_codelets[sg_precision_of_c(p)->format] : NULL;
 }
+
+void sg_add_tile(char prec, void *c, size_t ldc, const void *t, size_t ldt, size_t m, size_t n,
+                 const void *beta)
+{
+	static void (*const columns[])(const struct add_job *, size_t, size_t) = {
+		[SG_F32] = add_columns_s, [SG_F64] = add_columns_d, [SG_C32] = add_columns_c,
+		[SG_C64] = add_columns_z };
+	struct add_job job = { .c = c, .t = t, .m = m, .n = n, .ldc = ldc, .ldt = ldt,
+	                       .beta = beta };
+	columns[sg_precision_of_c(sg_precision(prec))->format](&job, 0, n);
+}

@@ -59,6 +59,7 @@ struct operands {
 	struct starpu_gemm_desc *A, *B, *C;
 	int shared_A;            /* A's descriptor belongs to the whole call (C in panels) */
 	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
+	int added_back;          /* C's staged tiles go back as the product + beta*C */
 	struct sg_pin_set pins;
 	struct sg_stager stager;
 };
@@ -159,6 +160,19 @@ static void stager_init(struct sg_stager *st, const struct sg_precision *p, char
 	                    (stage && !caller_pinned(pn->C)) || pn->ldc > INT_MAX);
 }
 
+/* Whether a staged C goes back as C = (the GPUs' alpha*op(A)*op(B)) + beta*C, the copiers
+ * adding beta*C as they copy each tile back, instead of being copied in for the GPUs to
+ * update: beta reads C, and pageable operands are staged. C is then neither copied in (a third
+ * of the bytes the walk waits for) nor loaded onto the GPUs; on 4 GPUs the staging copies are
+ * bound by the node's memory (bench/notes-arrays.md, "Four GPUs"). STARPU_GEMM_STAGE_C=1
+ * copies it in as before. */
+static int beta_on_the_way_back(enum sg_pin_mode mode, const struct sg_precision *pc,
+                                const void *beta)
+{
+	return mode == SG_PIN_STAGE && sg_load(pc, beta, 0) != 0 &&
+	       sg_env_int(SG_ENV_GEMM_STAGE_C) == 0;
+}
+
 /* The width of C's panels, in tiles: all of C when its staged tiles fit the pool at once (or
  * nothing does), else the widest that leaves room for A's tiles and two panels' B and C tiles
  * (the next panel is staged while one computes). */
@@ -249,6 +263,7 @@ struct flight {
 struct report {
 	double waited, pinning, product_end;
 	int sent_back, copiers;   /* copiers: the most copier threads a panel started */
+	int added_back;           /* beta*C added as C went back (beta_on_the_way_back) */
 	int numa_nodes;           /* NUMA nodes they were dealt over (0: not bound) */
 	const char *mode;
 };
@@ -258,12 +273,21 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
                        struct starpu_gemm_opts opts, int tile, enum sg_pin_mode mode,
                        struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
 {
+	static const double complex zero = 0; /* 0 in every precision's bits */
+	const struct sg_precision *pc = sg_precision_of_c(p);
+	int add_back = beta_on_the_way_back(mode, pc, beta);
 	int ret = make_operands(&f->o, p, ta, tb, pn, tile, mode,
-	                        sg_load(sg_precision_of_c(p), beta, 0) != 0,
-	                        shared_A, keep_A);
+	                        sg_load(pc, beta, 0) != 0 && !add_back, shared_A, keep_A);
 	if (ret)
 		return ret;
 	struct operands *o = &f->o;
+	/* Where C ended up staged (not pinned in place past the pool's cap), the GPUs compute
+	 * alpha*op(A)*op(B) alone and the copiers add beta*C on the way back. */
+	o->added_back = add_back && o->stager.C.staged;
+	if (o->added_back) {
+		sg_stage_add_back(&o->stager.C, p->letter, beta, pc->elemsize);
+		beta = &zero;
+	}
 	struct sg_task_hook hook = { sg_stage_before_task, &o->stager };
 	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;
 	/* One plan per panel, which the copiers and the walk both follow: the caller's when it
@@ -384,6 +408,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 				f->o.shared_A = 1;
 			}
 			r.mode = mode_name(&f->o);
+			r.added_back = f->o.added_back;
 			t1 = sg_now();
 		}
 	}
@@ -404,11 +429,13 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		         r.copiers > 1 ? "s" : "", nodes);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of it "
-		        "waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest back, "
-		        "unregister, unpin %.3f)\n",
+		        "worker(s), %s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
+		        "it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
+		        "back, unregister, unpin %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
-		        r.mode ? r.mode : "failed", copiers, panels > 1 ? ", C in panels" : "",
+		        r.mode ? r.mode : "failed", copiers,
+		        r.added_back ? ", beta*C added on the way back" : "",
+		        panels > 1 ? ", C in panels" : "",
 		        sg_now() - t0, t1 - t0, r.pinning, r.product_end - t1, r.waited, r.sent_back,
 		        sg_now() - r.product_end);
 	stats->pin_seconds = r.pinning;

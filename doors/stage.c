@@ -13,6 +13,7 @@
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
 #include "common/threads.h"
+#include "codelets/gemm_codelets.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
 
@@ -339,7 +340,14 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array)
 	return a->base + ((int64_t)i * a->tile + (int64_t)j * a->tile * a->ld) * (int64_t)a->elemsize;
 }
 
-/* Tile t between the caller's array and its buffer (ld = its rows). */
+void sg_stage_add_back(struct sg_stage_array *c, char prec, const void *beta, size_t size)
+{
+	c->add_prec = prec;
+	memcpy(c->add_beta, beta, size < sizeof(c->add_beta) ? size : sizeof(c->add_beta));
+}
+
+/* Tile t between the caller's array and its buffer (ld = its rows); out: back into the
+ * caller's array, added to beta times it where the GPUs computed the product alone. */
 static void copy_tile(struct sg_stage_array *a, int t, int out)
 {
 	int i = t % a->mt, j = t / a->mt;
@@ -347,6 +355,12 @@ static void copy_tile(struct sg_stage_array *a, int t, int out)
 	int rows = (int)(a->rows - r0 < a->tile ? a->rows - r0 : a->tile);
 	int cols = (int)(a->cols - c0 < a->tile ? a->cols - c0 : a->tile);
 	size_t col_bytes = (size_t)rows * a->elemsize;
+	if (out && a->add_prec) {
+		sg_add_tile(a->add_prec, a->base + (r0 + c0 * a->ld) * (int64_t)a->elemsize,
+		            (size_t)a->ld, a->tiles[t], (size_t)rows, (size_t)rows, (size_t)cols,
+		            a->add_beta);
+		return;
+	}
 	for (int c = 0; c < cols; c++) {
 		char *user = a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize;
 		char *staged = a->tiles[t] + (size_t)c * col_bytes;

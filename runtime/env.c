@@ -124,6 +124,10 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	        "a number of threads", "0", "the cores the calling thread may run on "
 	        "(its affinity), at most 16 per GPU of the process (16 without GPUs)",
 	        "threads copying staged tiles and filling the staging pool"),
+	OUR_INT(SG_ENV_GEMM_STAGE_C, "STARPU_GEMM_STAGE_C", 0, 1, SWITCH, "0", "0",
+	        "1: starpu_gemm_gemm copies a staged C in for the GPUs to update (beta != 0), "
+	        "where by default the GPUs compute alpha*op(A)*op(B) alone and the copiers add "
+	        "beta*C as they copy C back"),
 	OUR_INT(SG_ENV_GEMM_VERBOSE, "STARPU_GEMM_VERBOSE", 0, INT_MAX, SWITCH, "0", "0",
 	        "1: the doors say what each call did"),
 	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",

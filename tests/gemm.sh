@@ -9,11 +9,12 @@ export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 mkdir -p "$STARPU_HOME"
 STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
 # Each way of handling pageable operands, forced (the default uses them only with GPUs):
-# staged through pinned tiles (copier threads ahead of the walk), staged with a pool too small
-# (falls back to pinning), and pinned whole with their page ranges merged (on CPU the
-# registration itself fails, harmlessly; the GPU tests run it for real).
-for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0" \
-               "STARPU_GEMM_PIN=all"; do
+# staged through pinned tiles (copier threads ahead of the walk; C, where beta reads it, stays
+# in the caller's array and is added to at home, or with STARPU_GEMM_STAGE_C=1 is staged too),
+# staged with a pool too small (falls back to pinning), and pinned whole with their page ranges
+# merged (on CPU the registration itself fails, harmlessly; the GPU tests run it for real).
+for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_C=1" \
+               "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0" "STARPU_GEMM_PIN=all"; do
   env $setting STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
     timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
 done
