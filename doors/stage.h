@@ -43,6 +43,7 @@ struct sg_stager {
 	int threads;             /* copier threads (sg_stage_threads) */
 	struct sg_stage_job *order;
 	int norder, next, done, stop, nthreads;
+	int slices, next_slice;  /* copiers take slices of a tile's columns: order[next]'s next */
 	pthread_t *ids;          /* threads of them */
 	int numa_nodes;          /* NUMA nodes they are dealt over (0: not bound) */
 	pthread_mutex_t lock;
