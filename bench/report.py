@@ -429,6 +429,13 @@ def validation(rows, markdown):
 
 
 SIMULATED = {"sim": predictions, "sim-validation": validation}  # kits of scripts/simgrid's CSVs
+# The columns each reads, and the script that writes them.
+SIMULATED_COLUMNS = {
+    "sim": (("kind", "gpus", "gflops", "nodes", "gpus_per_node", "M", "tile", "h2d_bytes",
+             "d2d_bytes", "mpi_bytes", "pred_mpi_bytes", "pred_load_bytes"),
+            "scripts/simgrid/predict.sh"),
+    "sim-validation": (("case", "measured_tflops", "simulated_tflops", "error_pct"),
+                       "scripts/simgrid/validate.sh")}
 TABLES = ("cases", "roofline", "targets", "runs")
 
 
@@ -481,6 +488,16 @@ def main():
         rows = read_rows(args.csv)
         if not rows:
             print("report.py: no rows in %s" % " ".join(args.csv), file=sys.stderr)
+            return 2
+        columns, writer = SIMULATED_COLUMNS[args.kit]
+        missing = [c for c in columns if c not in rows[0]]
+        if missing:
+            print("report.py: %s has no column %s: kit %s reads the CSV of %s"
+                  % (" ".join(args.csv), ", ".join(missing), args.kit, writer), file=sys.stderr)
+            return 2
+        if args.only not in (None, "cases"):
+            print("report.py: kit %s has one table (--only cases), not %s"
+                  % (args.kit, args.only), file=sys.stderr)
             return 2
         _, text, trailer = SIMULATED[args.kit](rows, args.markdown)
         print(text if args.only or not trailer else text + "\n\n" + trailer)
