@@ -41,25 +41,40 @@ static int gpu_links_fast(void)
 	return 1;
 }
 
+/* Where each rank of pb's grid is: node_rank[r] >= 0 for a rank on this node (this one
+ * included), -1 elsewhere; NULL where nothing is shared on nodes (no sharing, process-local
+ * matrices, owners from a user function) or memory ran out. One lookup for the two counts
+ * below. */
+static int *grid_node_ranks(const struct sg_problem *pb)
+{
+	int nranks = pb->P * pb->Q;
+	if (!pb->share || pb->local || pb->user_owners || nranks < 2)
+		return NULL;
+	int *ranks = malloc((size_t)nranks * sizeof(int));
+	int *node_rank = malloc((size_t)nranks * sizeof(int));
+	if (ranks && node_rank) {
+		for (int r = 0; r < nranks; r++)
+			ranks[r] = r;
+		sg_node_ranks(pb->comm, nranks, ranks, node_rank);
+	} else {
+		free(node_rank);
+		node_rank = NULL;
+	}
+	free(ranks);
+	return node_rank;
+}
+
 /* Ranks of this rank's grid row and column (pb's effective P x Q grid: rank p*Q + q) on its
- * node, itself not counted; none for owners from a user function. */
-static void grid_peers(const struct sg_problem *pb, int *row, int *col)
+ * node, itself not counted (node_rank: grid_node_ranks). */
+static void grid_peers(const struct sg_problem *pb, const int *node_rank, int *row, int *col)
 {
 	*row = *col = 0;
-	if (!pb->share || pb->local || pb->user_owners)
-		return;
-	MPI_Comm node = sg_node_comm(pb->comm);
-	int node_size;
-	MPI_Comm_size(node, &node_size);
-	if (node_size < 2)
+	if (!node_rank)
 		return;
 	int p = pb->rank / pb->Q, q = pb->rank % pb->Q;
 	for (int x = 0; x < pb->Q + pb->P; x++) {
-		int other = x < pb->Q ? p * pb->Q + x : (x - pb->Q) * pb->Q + q, on_node;
-		if (other == pb->rank)
-			continue;
-		sg_node_ranks(pb->comm, 1, &other, &on_node);
-		if (on_node >= 0)
+		int other = x < pb->Q ? p * pb->Q + x : (x - pb->Q) * pb->Q + q;
+		if (other != pb->rank && node_rank[other] >= 0)
 			++*(x < pb->Q ? row : col);
 	}
 }
@@ -69,23 +84,12 @@ static void grid_peers(const struct sg_problem *pb, int *row, int *col)
  * with a transposed operand the owners of a rank's rows of op(A) are not its grid row, and no
  * fraction of the grid says how many are its own (2 x 2 grid, A transposed: a half on the
  * diagonal ranks, none on the others). Not for owners from a user function (not counted). */
-static void count_inputs(const struct sg_problem *pb, struct sg_resources *res)
+static void count_inputs(const struct sg_problem *pb, const int *node_rank,
+                         struct sg_resources *res)
 {
 	res->inputs_counted = 0;
-	int nranks = pb->P * pb->Q;
-	if (pb->user_owners || pb->local || nranks < 2)
+	if (pb->user_owners || pb->local || pb->P * pb->Q < 2 || (pb->share && !node_rank))
 		return;
-	int *ranks = malloc((size_t)nranks * sizeof(int));
-	int *node_rank = malloc((size_t)nranks * sizeof(int));
-	if (!ranks || !node_rank) {
-		free(ranks);
-		free(node_rank);
-		return;
-	}
-	for (int r = 0; r < nranks; r++)
-		ranks[r] = r;
-	if (pb->share)
-		sg_node_ranks(pb->comm, nranks, ranks, node_rank);
 	int p = pb->rank / pb->Q, q = pb->rank % pb->Q;
 	double counts[2][2] = { { 0, 0 }, { 0, 0 } }; /* [A or B][far or near] */
 	for (int x = 0; x < 2; x++) {
@@ -101,11 +105,9 @@ static void count_inputs(const struct sg_problem *pb, struct sg_resources *res)
 					sg_op_tile(trans, k, i, &row, &col);
 				int owner = (row % pb->P) * pb->Q + col % pb->Q;
 				if (owner != pb->rank)
-					counts[x][pb->share && node_rank[owner] >= 0]++;
+					counts[x][node_rank && node_rank[owner] >= 0]++;
 			}
 	}
-	free(ranks);
-	free(node_rank);
 	res->a_far = counts[0][0];
 	res->a_near = counts[0][1];
 	res->b_far = counts[1][0];
@@ -134,14 +136,16 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
 	                  : (size_t)starpu_gemm_host_memory(sg_ranks_on_node(comm), NULL);
 	unsigned long long cpus = starpu_cpu_worker_get_count();
 	int row_peers, col_peers;
-	grid_peers(pb, &row_peers, &col_peers);
+	int *node_rank = grid_node_ranks(pb);
+	grid_peers(pb, node_rank, &row_peers, &col_peers);
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
 	int64_t local[9] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
 	                     -(int64_t)cpus, row_peers, col_peers, gpu_links_fast(),
 	                     pb->local || starpu_mpi_cache_is_enabled() }, agreed[9];
 	sg_allreduce(local, agreed, 9, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
 	res->no_mpi_cache = !agreed[8];
-	count_inputs(pb, res);
+	count_inputs(pb, node_rank, res);
+	free(node_rank);
 	res->row_peers = (int)agreed[5];
 	res->col_peers = (int)agreed[6];
 	res->gpu_links = (int)agreed[7];
