@@ -33,11 +33,17 @@ struct add_job {
 		for (size_t i = 0; i < job->m; i++)                                              \
 			__VA_ARGS__;
 
+/* With beta = 1, C + T without a multiplication, as BLAS does (reference BLAS and OpenBLAS
+ * skip it): a complex C of Inf + 0i times 1 + 0i would turn its imaginary part into NaN. */
 #define SG_ADD_REAL(SUFFIX, TYPE)                                                           \
 	static void add_columns_##SUFFIX(const struct add_job *job, size_t j0, size_t j1)        \
 	{                                                                                        \
 		TYPE beta = *(const TYPE *)job->beta;                                            \
-		SG_ADD_LOOP(TYPE, c[i] = beta * c[i] + t[i])                                     \
+		if (beta == 1) {                                                                 \
+			SG_ADD_LOOP(TYPE, c[i] += t[i])                                          \
+		} else {                                                                         \
+			SG_ADD_LOOP(TYPE, c[i] = beta * c[i] + t[i])                             \
+		}                                                                                \
 	}
 
 #define SG_ADD_COMPLEX(SUFFIX, TYPE, PART, RE, IM, MAKE)                                    \
@@ -45,6 +51,10 @@ struct add_job {
 	{                                                                                        \
 		TYPE beta = *(const TYPE *)job->beta;                                            \
 		PART br = RE(beta), bi = IM(beta);                                               \
+		if (br == 1 && bi == 0) {                                                        \
+			SG_ADD_LOOP(TYPE, c[i] = MAKE(RE(c[i]) + RE(t[i]), IM(c[i]) + IM(t[i])))  \
+			return;                                                                  \
+		}                                                                                \
 		SG_ADD_LOOP(TYPE, {                                                              \
 			PART cr = RE(c[i]), ci = IM(c[i]);                                       \
 			c[i] = MAKE(br * cr - bi * ci + RE(t[i]), br * ci + bi * cr + IM(t[i])); \

@@ -173,6 +173,17 @@ static int beta_on_the_way_back(enum sg_pin_mode mode, const struct sg_precision
 	       sg_env_int(SG_ENV_GEMM_STAGE_C) == 0;
 }
 
+int starpu_gemm_gemm_adds_beta_back(char prec, int64_t m, int64_t n, int64_t k,
+                                    const void *beta)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	if (!p || !beta || p->stored != p->letter)
+		return 0;
+	return beta_on_the_way_back(choose_mode((int)starpu_cuda_worker_get_count(),
+	                                        operand_bytes(p, m, n, k)),
+	                            sg_precision_of_c(p), beta);
+}
+
 /* The width of C's panels, in tiles: all of C when its staged tiles fit the pool at once (or
  * nothing does), else the widest that leaves room for A's tiles and two panels' B and C tiles
  * (the next panel is staged while one computes). */
@@ -275,7 +286,9 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 {
 	static const double complex zero = 0; /* 0 in every precision's bits */
 	const struct sg_precision *pc = sg_precision_of_c(p);
-	int add_back = beta_on_the_way_back(mode, pc, beta);
+	/* A plan the caller made for the product with beta read (opts.beta_zero = 0) is followed
+	 * as it is: C copied in. */
+	int add_back = beta_on_the_way_back(mode, pc, beta) && (!opts.plan || opts.plan->beta_zero);
 	int ret = make_operands(&f->o, p, ta, tb, pn, tile, mode,
 	                        sg_load(pc, beta, 0) != 0 && !add_back, shared_A, keep_A);
 	if (ret)
@@ -436,7 +449,8 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		        r.mode ? r.mode : "failed", copiers,
 		        r.added_back ? ", beta*C added on the way back" : "",
 		        panels > 1 ? ", C in panels" : "",
-		        sg_now() - t0, t1 - t0, r.pinning, r.product_end - t1, r.waited, r.sent_back,
+		        sg_now() - t0, t1 - t0, r.pinning, r.product_end > t1 ? r.product_end - t1 : 0,
+		        r.waited, r.sent_back,
 		        sg_now() - r.product_end);
 	stats->pin_seconds = r.pinning;
 	return ret;

@@ -30,7 +30,7 @@ struct sg_stage_array {
 	/* C, staged and not copied in (sg_stage_add_back): the GPUs computed alpha*op(A)*op(B)
 	 * alone into its tiles, which go back as caller's C = tile + beta * caller's C. */
 	char add_prec;           /* 0: copied back as they are; else the product's letter */
-	unsigned char add_beta[16]; /* beta, of C's type */
+	_Alignas(16) unsigned char add_beta[16]; /* beta, of C's type (read as one) */
 };
 
 struct sg_stage_job;

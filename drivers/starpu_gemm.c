@@ -501,6 +501,14 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 
 	struct starpu_gemm_opts gemm_opts = opts->gemm;
 	gemm_opts.beta_zero = opts->beta[0] == 0 && opts->beta[1] == 0;
+	/* --layout lapack: the one call may run its product with beta = 0 and add beta*C on the
+	 * way back; the plan is made for the product it runs, so that it follows this one. */
+	if (opts->layout == SG_LAYOUT_LAPACK && !gemm_opts.beta_zero) {
+		double beta[2]; /* room for a double complex */
+		sg_options_scalar(opts->prec, opts->beta, beta);
+		gemm_opts.beta_zero = starpu_gemm_gemm_adds_beta_back(opts->prec, opts->M, opts->N,
+		                                                      opts->K, beta);
+	}
 	struct starpu_gemm_dist dist = { .kind = opts->dist, .P = opts->P, .Q = opts->Q };
 	struct starpu_gemm_plan plan;
 	int ret = starpu_gemm_plan_sizes(&plan, opts->prec, opts->transA, opts->transB, opts->M,

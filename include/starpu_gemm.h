@@ -506,6 +506,14 @@ int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t 
                         int64_t ldb, const void *beta, void *C, int64_t ldc,
                         const struct starpu_gemm_opts *opts, struct starpu_gemm_stats *stats);
 
+/* Whether starpu_gemm_gemm(_ex) on pageable arrays of these sizes runs its product with
+ * beta = 0 and adds beta*C as it copies C's staged tiles back (STARPU_GEMM_STAGE_C): then the
+ * product to plan for a starpu_gemm_gemm_ex of opts->plan is the one with opts.beta_zero = 1
+ * (a plan made with beta_zero = 0 is followed as it is, C copied in). While StarPU runs; for
+ * a C the caller pinned, C is not staged whatever this says. */
+int starpu_gemm_gemm_adds_beta_back(char prec, int64_t m, int64_t n, int64_t k,
+                                    const void *beta);
+
 /* The one argument check of a BLAS-order GEMM: 0 when the arguments are valid, else the
  * position of the first bad one as the reference BLAS numbers it for xerbla (1 transA,
  * 2 transB, 3 m, 4 n, 5 k, 8 lda, 10 ldb, 13 ldc), or -1 for an unknown precision. */

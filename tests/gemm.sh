@@ -9,14 +9,28 @@ export STARPU_HOME=${STARPU_HOME:-$top_builddir/tests/starpu-home}
 mkdir -p "$STARPU_HOME"
 STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 12
 # Each way of handling pageable operands, forced (the default uses them only with GPUs):
-# staged through pinned tiles (copier threads ahead of the walk; C, where beta reads it, stays
-# in the caller's array and is added to at home, or with STARPU_GEMM_STAGE_C=1 is staged too),
+# staged through pinned tiles (copier threads ahead of the walk; where beta reads C, the product
+# runs with beta = 0 and the copiers add beta*C as they copy C back, or with
+# STARPU_GEMM_STAGE_C=1 C is copied in for the product to update),
 # staged with a pool too small (falls back to pinning), and pinned whole with their page ranges
 # merged (on CPU the registration itself fails, harmlessly; the GPU tests run it for real).
 for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_C=1" \
                "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0" "STARPU_GEMM_PIN=all"; do
   env $setting STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
     timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
+done
+# Which of the two each setting ran, from the verbose lines.
+for stage_c in 0 1; do
+  added=$(STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_C=$stage_c STARPU_GEMM_VERBOSE=1 SEED=1 \
+          STARPU_GEMM_TILE=16 STARPU_NCPU=${STARPU_NCPU:-2} \
+          timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 2 2>&1 |
+          grep -c 'beta\*C added on the way back' || true)
+  if [ "$stage_c" = 0 ] && [ "$added" = 0 ]; then
+    echo "FAIL STARPU_GEMM_STAGE_C=0: no product added beta*C on the way back"; exit 1
+  elif [ "$stage_c" = 1 ] && [ "$added" != 0 ]; then
+    echo "FAIL STARPU_GEMM_STAGE_C=1: $added product(s) added beta*C on the way back"; exit 1
+  fi
+  echo "PASS STARPU_GEMM_STAGE_C=$stage_c: $added product(s) added beta*C on the way back"
 done
 # A pool too small for a product's tiles but large enough for A's and two panels of C (and
 # B): C is multiplied panel by panel, A staged once (60 KiB, tiles of 16, sizes of a fixed
