@@ -1,11 +1,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 #include <starpu.h>
@@ -59,43 +63,42 @@ static char *buffer_alloc(size_t bytes)
 	return ptr;
 }
 
-/* New buffers (all of one size: a product's tiles) are pinned once all are taken (pin_fresh):
+/* New buffers (a product's tiles: A's and B's, and C's, which for 'b' and 'h' products are of
+ * another size) are pinned once all are taken (pin_fresh):
  * registering fresh memory faults its pages in on one thread, where a first call spent most
  * of its time filling the pool, not in the registration proper; so the pages are faulted in
  * by a team of threads first, then registered, which does not scale with threads
  * (bench/notes-arrays.md has both measurements). */
 static struct {
-	char **ptr;
+	struct buffer *buf;
 	int count, capacity;
-	size_t bytes;
 } fresh;
 
 static int remember_fresh(char *ptr, size_t bytes)
 {
 	if (fresh.count == fresh.capacity) {
 		int capacity = fresh.capacity ? 2 * fresh.capacity : 64;
-		char **grown = realloc(fresh.ptr, sizeof(*grown) * (size_t)capacity);
+		struct buffer *grown = realloc(fresh.buf, sizeof(*grown) * (size_t)capacity);
 		if (!grown)
 			return -ENOMEM;
-		fresh.ptr = grown;
+		fresh.buf = grown;
 		fresh.capacity = capacity;
 	}
-	fresh.ptr[fresh.count++] = ptr;
-	fresh.bytes = bytes;
+	fresh.buf[fresh.count++] = (struct buffer){ ptr, bytes };
 	return 0;
 }
 
 static void touch_fresh(const void *arg, int b)
 {
 	(void)arg;
-	memset(fresh.ptr[b], 0, whole_pages(fresh.bytes));
+	memset(fresh.buf[b].ptr, 0, whole_pages(fresh.buf[b].bytes));
 }
 
 static void pin_fresh(int threads)
 {
 	sg_run_on_threads(fresh.count, threads, touch_fresh, NULL);
 	for (int b = 0; b < fresh.count; b++)
-		starpu_memory_pin(fresh.ptr[b], whole_pages(fresh.bytes));
+		starpu_memory_pin(fresh.buf[b].ptr, whole_pages(fresh.buf[b].bytes));
 	fresh.count = 0;
 }
 
@@ -340,6 +343,43 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array)
 	return a->base + ((int64_t)i * a->tile + (int64_t)j * a->tile * a->ld) * (int64_t)a->elemsize;
 }
 
+/* A column copied with non-temporal stores where it is long enough: the copies are bound by
+ * the node's memory (bench/notes-arrays.md, "Four GPUs"), and a plain copy of a column (a few
+ * KiB: below the size where memcpy streams) reads each line of its target before writing it,
+ * a third more traffic; what reads the copy is a GPU's DMA or the caller, not this core's
+ * cache. On 2 cores, tiles of 4096 from an array of 16384: 13-14 GB/s with memcpy, 16-17 with
+ * these stores (bench/notes-arrays.md). */
+#define STREAM_MIN_BYTES 256
+
+static void copy_column(char *dst, const char *src, size_t bytes)
+{
+#ifdef __SSE2__
+	size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+	if (bytes >= STREAM_MIN_BYTES) {
+		memcpy(dst, src, head);
+		dst += head;
+		src += head;
+		bytes -= head;
+		size_t n = bytes / 16;
+		for (size_t i = 0; i < n; i++)
+			_mm_stream_si128((__m128i *)dst + i, _mm_loadu_si128((const __m128i *)src + i));
+		dst += 16 * n;
+		src += 16 * n;
+		bytes -= 16 * n;
+	}
+#endif
+	memcpy(dst, src, bytes);
+}
+
+/* Non-temporal stores are weakly ordered: done before the tile is marked ready (or C's tile
+ * released) for another thread, which then hands it to a GPU or the caller. */
+static void copies_visible(void)
+{
+#ifdef __SSE2__
+	_mm_sfence();
+#endif
+}
+
 void sg_stage_add_back(struct sg_stage_array *c, char prec, const void *beta, size_t size)
 {
 	c->add_prec = prec;
@@ -369,10 +409,11 @@ static void copy_slice(struct sg_stage_array *a, int t, int s, int n, int out)
 		char *user = a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize;
 		char *staged = buffer + (size_t)c * col_bytes;
 		if (out)
-			memcpy(user, staged, col_bytes);
+			copy_column(user, staged, col_bytes);
 		else
-			memcpy(staged, user, col_bytes);
+			copy_column(staged, user, col_bytes);
 	}
+	copies_visible();
 }
 
 static void copy_tile(struct sg_stage_array *a, int t, int out)
