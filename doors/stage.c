@@ -347,7 +347,7 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array)
  * the node's memory (bench/notes-arrays.md, "Four GPUs"), and a plain copy of a column (a few
  * KiB: below the size where memcpy streams) reads each line of its target before writing it,
  * a third more traffic; what reads the copy is a GPU's DMA or the caller, not this core's
- * cache. On 2 cores, tiles of 4096 from an array of 16384: 16-18 GB/s with memcpy, 19-22 with
+ * cache. On 2 cores, tiles of 4096 from an array of 16384: 13.5-14 GB/s with memcpy, 18.5-20 with
  * these stores (bench/results/copy-columns-20261127.*; not yet measured on a GPU node). */
 #define STREAM_MIN_BYTES 256
 
