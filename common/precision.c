@@ -9,23 +9,39 @@ static const double one_d = 1.0;
 static const float complex one_c = 1.0f;
 static const double complex one_z = 1.0;
 
-/* The scaling and the scalar of each type of C, written once for the four. */
-#define SG_C_KERNELS(X, T, MAKE)                                                               \
-	static void scale_##X(void *x, int64_t count, const void *beta)                        \
-	{                                                                                      \
-		for (int64_t i = 0; i < count; i++)                                            \
-			((T *)x)[i] *= *(const T *)beta;                                       \
-	}                                                                                      \
+/* The scaling and the scalar of each type of C, written once for the four. A complex product
+ * is written out as BLAS computes it: C's own multiplication recovers infinities from NaN
+ * parts (C99 Annex G), so that Inf + Inf i times 2 gave Inf + Inf i where BLAS gives NaN. */
+#define SG_C_SCALAR(X, T, MAKE)                                                                \
 	static void scalar_##X(void *value, double re, double im)                              \
 	{                                                                                      \
 		(void)im;                                                                      \
 		*(T *)value = MAKE;                                                            \
 	}
-SG_C_KERNELS(s, float, (float)re)
-SG_C_KERNELS(d, double, re)
-SG_C_KERNELS(c, float complex, CMPLXF((float)re, (float)im))
-SG_C_KERNELS(z, double complex, CMPLX(re, im))
-#undef SG_C_KERNELS
+#define SG_C_REAL(X, T)                                                                        \
+	static void scale_##X(void *x, int64_t count, const void *beta)                        \
+	{                                                                                      \
+		for (int64_t i = 0; i < count; i++)                                            \
+			((T *)x)[i] *= *(const T *)beta;                                       \
+	}                                                                                      \
+	SG_C_SCALAR(X, T, (T)re)
+#define SG_C_COMPLEX(X, T, PART, RE, IM, MAKE)                                                 \
+	static void scale_##X(void *x, int64_t count, const void *beta)                        \
+	{                                                                                      \
+		PART br = RE(*(const T *)beta), bi = IM(*(const T *)beta);                     \
+		for (int64_t i = 0; i < count; i++) {                                          \
+			PART xr = RE(((T *)x)[i]), xi = IM(((T *)x)[i]);                       \
+			((T *)x)[i] = MAKE(br * xr - bi * xi, br * xi + bi * xr);              \
+		}                                                                              \
+	}                                                                                      \
+	SG_C_SCALAR(X, T, MAKE((PART)re, (PART)im))
+SG_C_REAL(s, float)
+SG_C_REAL(d, double)
+SG_C_COMPLEX(c, float complex, float, crealf, cimagf, CMPLXF)
+SG_C_COMPLEX(z, double complex, double, creal, cimag, CMPLX)
+#undef SG_C_REAL
+#undef SG_C_COMPLEX
+#undef SG_C_SCALAR
 #define C_OF(x) .scale = scale_##x, .scalar = scalar_##x
 
 #define REAL(l, n, f, size, st, c, e, in, ref, o, cx) \

@@ -47,12 +47,14 @@ static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, 
 static void scale_c(const struct sg_precision *p, int64_t m, int64_t n, const void *beta,
                     void *C, int64_t ldc)
 {
-	double complex b = sg_load(p, beta, 0);
-	for (int64_t j = 0; j < n; j++)
-		for (int64_t i = 0; i < m; i++) {
-			int64_t e = i + j * ldc;
-			sg_store(p, C, e, b == 0 ? 0 : b * sg_load(p, C, e));
-		}
+	int zero = sg_load(p, beta, 0) == 0;
+	for (int64_t j = 0; j < n; j++) {
+		char *column = (char *)C + j * ldc * (int64_t)p->elemsize;
+		if (zero)
+			memset(column, 0, (size_t)m * p->elemsize);
+		else
+			p->scale(column, m, beta);
+	}
 }
 
 struct operands {

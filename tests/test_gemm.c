@@ -182,6 +182,36 @@ static void pin_ranges(void)
 /* Leading dimensions above INT_MAX are valid BLAS: such an operand cannot be registered in
  * place (StarPU's ld has 32 bits, the kernels' an int) and is staged whatever the mode; it
  * used to abort the process. One column each, so only the first column is ever touched. */
+/* C = beta*C with no k term (alpha = 0, then k = 0) on a complex C of Inf + Inf i, beta = 2:
+ * the same NaNs and infinities as the reference BLAS, whose product is written out (C's own
+ * complex multiplication turned them back into Inf + Inf i). */
+static void nonfinite_scaling(void)
+{
+	for (const char *pr = "cz"; *pr; pr++) {
+		const struct sg_precision *p = sg_precision(*pr);
+		double complex c_in = CMPLX(INFINITY, INFINITY);
+		for (int k = 0; k <= 1; k++) {
+			char alpha[16], beta[16], a[16], b[16], c[16], ref[16];
+			p->scalar(alpha, 0, 0);
+			p->scalar(beta, 2, 0);
+			p->scalar(a, 1, 1);
+			p->scalar(b, 1, -1);
+			sg_store(p, c, 0, c_in);
+			sg_store(p, ref, 0, c_in);
+			int ret = starpu_gemm_gemm(*pr, 'N', 'N', 1, 1, k, alpha, a, 1, b, 1, beta, c, 1);
+			sg_cblas_gemm(*pr, 'N', 'N', 1, 1, k, alpha, a, 1, b, 1, beta, ref, 1);
+			double complex got = sg_load(p, c, 0), want = sg_load(p, ref, 0);
+			sgt_expect(ret == 0 && isnan(creal(got)) == isnan(creal(want)) &&
+			           isnan(cimag(got)) == isnan(cimag(want)) &&
+			           isinf(creal(got)) == isinf(creal(want)) &&
+			           isinf(cimag(got)) == isinf(cimag(want)),
+			           "%cgemm alpha = 0, k = %d, beta = 2, C = Inf + Inf i: %g%+gi, the "
+			           "reference BLAS %g%+gi", *pr, k, creal(got), cimag(got), creal(want),
+			           cimag(want));
+		}
+	}
+}
+
 static void huge_leading_dimensions(void)
 {
 	int64_t lds[] = { ((int64_t)1 << 31) + 20, ((int64_t)1 << 32) + 1 };
@@ -251,6 +281,7 @@ int main(int argc, char **argv)
 	invalid_arguments();
 	pin_ranges();
 	huge_leading_dimensions();
+	nonfinite_scaling();
 	for (const char *pr = precs; *pr; pr++) {
 		const struct sg_precision *p = sg_precision(*pr);
 		for (int a = 0; a < 3; a++)
