@@ -500,7 +500,10 @@ int starpu_gemm_gemm(char prec, char transA, char transB, int64_t m, int64_t n, 
 
 /* starpu_gemm_gemm with the caller's choices (opts: NULL, or as for starpu_gemm_pgemm, plus
  * opts->tile) and what the run did (stats, may be NULL: the plan it followed, its tasks, the
- * time spent pinning). */
+ * time spent pinning). Unlike starpu_gemm_pgemm, a plan in opts->plan made for another
+ * product (other sizes, precision or beta_zero, or one of C's panels when the staging pool
+ * holds C in panels) is not refused: the call plans its own with the given plan's b, c, d
+ * and lookahead, and stats->plan says which it followed. */
 int starpu_gemm_gemm_ex(char prec, char transA, char transB, int64_t m, int64_t n, int64_t k,
                         const void *alpha, const void *A, int64_t lda, const void *B,
                         int64_t ldb, const void *beta, void *C, int64_t ldc,
