@@ -16,78 +16,39 @@
 
 /* One add: its tile and the columns each item of the team takes. */
 struct add_job {
+	const struct sg_precision *p; /* of C */
 	void *c;
 	const void *t;
 	size_t m, n, ldc, ldt;
 	const void *beta;
 	int items;
-	void (*columns)(const struct add_job *job, size_t j0, size_t j1);
 };
 
-/* Memory-bound: the compiler vectorises the real loops; complex products are written out,
- * since C's complex multiplication calls a library routine per element for its NaN rules. */
-#define SG_ADD_LOOP(TYPE, ...)                                                              \
-	TYPE *c = (TYPE *)job->c + j0 * job->ldc;                                                \
-	const TYPE *t = (const TYPE *)job->t + j0 * job->ldt;                                    \
-	for (size_t j = j0; j < j1; j++, c += job->ldc, t += job->ldt)                           \
-		for (size_t i = 0; i < job->m; i++)                                              \
-			__VA_ARGS__;
-
-/* With beta = 1, C + T without a multiplication, as BLAS does (reference BLAS and OpenBLAS
- * skip it): a complex C of Inf + 0i times 1 + 0i would turn its imaginary part into NaN. */
-#define SG_ADD_REAL(SUFFIX, TYPE)                                                           \
-	static void add_columns_##SUFFIX(const struct add_job *job, size_t j0, size_t j1)        \
-	{                                                                                        \
-		TYPE beta = *(const TYPE *)job->beta;                                            \
-		if (beta == 1) {                                                                 \
-			SG_ADD_LOOP(TYPE, c[i] += t[i])                                          \
-		} else {                                                                         \
-			SG_ADD_LOOP(TYPE, c[i] = beta * c[i] + t[i])                             \
-		}                                                                                \
-	}
-
-#define SG_ADD_COMPLEX(SUFFIX, TYPE, PART, RE, IM, MAKE)                                    \
-	static void add_columns_##SUFFIX(const struct add_job *job, size_t j0, size_t j1)        \
-	{                                                                                        \
-		TYPE beta = *(const TYPE *)job->beta;                                            \
-		PART br = RE(beta), bi = IM(beta);                                               \
-		if (br == 1 && bi == 0) {                                                        \
-			SG_ADD_LOOP(TYPE, c[i] = MAKE(RE(c[i]) + RE(t[i]), IM(c[i]) + IM(t[i])))  \
-			return;                                                                  \
-		}                                                                                \
-		SG_ADD_LOOP(TYPE, {                                                              \
-			PART cr = RE(c[i]), ci = IM(c[i]);                                       \
-			c[i] = MAKE(br * cr - bi * ci + RE(t[i]), br * ci + bi * cr + IM(t[i])); \
-		})                                                                               \
-	}
-
-SG_ADD_REAL(s, float)
-SG_ADD_REAL(d, double)
-SG_ADD_COMPLEX(c, float complex, float, crealf, cimagf, CMPLXF)
-SG_ADD_COMPLEX(z, double complex, double, creal, cimag, CMPLX)
-
+/* The precision's own loop (common/precision.h, add), a column at a time. */
 static void add_item(const void *arg, int item)
 {
 	const struct add_job *job = arg;
 	size_t j0 = job->n * (size_t)item / (size_t)job->items;
 	size_t j1 = job->n * (size_t)(item + 1) / (size_t)job->items;
-	if (j1 > j0)
-		job->columns(job, j0, j1);
+	size_t es = job->p->elemsize;
+	for (size_t j = j0; j < j1; j++)
+		job->p->add((char *)job->c + j * job->ldc * es, (const char *)job->t + j * job->ldt * es,
+		            (int64_t)job->m, job->beta);
 }
 
 /* Four items a thread, so that a thread slowed by the copies sharing host memory holds up
  * less of the tile. */
-static void add_tile(void *buffers[], void *cl_arg,
-                     void (*columns)(const struct add_job *job, size_t j0, size_t j1))
+static void add_tile(void *buffers[], void *cl_arg, char letter)
 {
 	double complex beta; /* the widest scalar; the codelet's own type is read from it */
 	starpu_codelet_unpack_args(cl_arg, &beta);
 	struct add_job job = {
+		.p = sg_precision(letter),
 		.c = (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
 		.t = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
 		.m = STARPU_MATRIX_GET_NX(buffers[0]), .n = STARPU_MATRIX_GET_NY(buffers[0]),
 		.ldc = STARPU_MATRIX_GET_LD(buffers[0]), .ldt = STARPU_MATRIX_GET_LD(buffers[1]),
-		.beta = &beta, .columns = columns,
+		.beta = &beta,
 	};
 	int helpers[64];
 	int nhelpers = sg_helper_cpus(helpers, 64);
@@ -101,7 +62,7 @@ static void add_tile(void *buffers[], void *cl_arg,
 #define SG_ADD_CODELET(SUFFIX, NAME)                                                        \
 	static void cpu_add_##SUFFIX(void *buffers[], void *cl_arg)                              \
 	{                                                                                        \
-		add_tile(buffers, cl_arg, add_columns_##SUFFIX);                                 \
+		add_tile(buffers, cl_arg, #SUFFIX[0]);                                           \
 	}                                                                                        \
 	static struct starpu_perfmodel add_model_##SUFFIX = { .type = STARPU_HISTORY_BASED,     \
 	                                                      .symbol = NAME };                  \
@@ -123,15 +84,4 @@ struct starpu_codelet *sg_add_codelet(char prec)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	return p ? add_codelets[sg_precision_of_c(p)->format] : NULL;
-}
-
-void sg_add_tile(char prec, void *c, size_t ldc, const void *t, size_t ldt, size_t m, size_t n,
-                 const void *beta)
-{
-	static void (*const columns[])(const struct add_job *, size_t, size_t) = {
-		[SG_F32] = add_columns_s, [SG_F64] = add_columns_d, [SG_C32] = add_columns_c,
-		[SG_C64] = add_columns_z };
-	struct add_job job = { .c = c, .t = t, .m = m, .n = n, .ldc = ldc, .ldt = ldt,
-	                       .beta = beta };
-	columns[sg_precision_of_c(sg_precision(prec))->format](&job, 0, n);
 }

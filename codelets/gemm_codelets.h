@@ -37,9 +37,5 @@ struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
  * precision prec (C's precision is what counts): codelets/add_codelets.c. NULL for an unknown
  * letter. */
 struct starpu_codelet *sg_add_codelet(char prec);
-/* The same add in the calling thread, over n columns of m elements (ldc, ldt: the columns'
- * strides in elements): C = beta * C + T, beta of C's type. */
-void sg_add_tile(char prec, void *c, size_t ldc, const void *t, size_t ldt, size_t m, size_t n,
-                 const void *beta);
 
 #endif

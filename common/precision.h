@@ -41,6 +41,8 @@ struct sg_precision {
 	 * codelets/add_codelets.c), as common/ may not include codelets/. */
 	/* x[i] *= *beta for count elements of C's type (p a precision of C: s/d/c/z). */
 	void (*scale)(void *x, int64_t count, const void *beta);
+	/* c[i] = *beta * c[i] + t[i] for count elements of C's type (p a precision of C). */
+	void (*add)(void *c, const void *t, int64_t count, const void *beta);
 	/* *value = re + i im in C's type (p a precision of C). */
 	void (*scalar)(void *value, double re, double im);
 };

@@ -205,6 +205,17 @@ static void copy(void *buf, void *mine, size_t bytes, int to_buf)
 		memcpy(mine, buf, bytes);
 }
 
+/* A run between mine and buf (copy), or into the local array as local = buf + beta*local
+ * (r->add). */
+static void move_run(const struct sg_redist *r, void *buf, void *mine, size_t bytes, int to_buf,
+                     int mine_is_local)
+{
+	if (!to_buf && mine_is_local && r->add)
+		r->add->add(mine, buf, (int64_t)(bytes / r->elemsize), r->add_beta);
+	else
+		copy(buf, mine, bytes, to_buf);
+}
+
 void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int count,
                                                               const void *arg),
                          const void *arg)
@@ -333,12 +344,13 @@ static void move_piece(const void *walk, int piece)
 				continue;
 			size_t bytes = (size_t)row->len * r->elemsize;
 			if (w->node_ptr) {
-				copy(in_node_tile(r, w, row, c, k), in_local(r, row, c, k), bytes,
-				     w->to_buf);
+				move_run(r, in_node_tile(r, w, row, c, k), in_local(r, row, c, k), bytes,
+				         w->to_buf, 1);
 				continue;
 			}
 			if (w->bc_side && w->tile_side) {
-				copy(in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes, w->to_buf);
+				move_run(r, in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes,
+				         w->to_buf, 1);
 				continue;
 			}
 			int peer_row = w->bc_side ? tile_row : bc_row;
@@ -346,8 +358,8 @@ static void move_piece(const void *walk, int piece)
 			if (peer == r->rank)
 				continue; /* copied by the walk of both sides */
 			int64_t at = w->displs[peer] + (c->offset + k) * w->rows[peer_row] + row->offset;
-			copy(w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
-			     : in_tile(r, w->h, row, c, k), bytes, w->to_buf);
+			move_run(r, w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
+			         : in_tile(r, w->h, row, c, k), bytes, w->to_buf, w->bc_side);
 		}
 	}
 }

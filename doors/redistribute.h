@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include <starpu_gemm.h>
+#include "common/precision.h"
 
 /* One dimension of a block-cyclic layout: the first block holds first_block indices, the
  * others block each, dealt cyclically over nprocs processes starting at src. */
@@ -52,6 +53,11 @@ struct sg_redist {
 	/* per process row p: rows of my local array in p's tiles, rows of my tiles in p's local
 	 * array (the rows of each column packed for a peer of that row) */
 	int64_t *bc_rows, *tile_rows;
+	/* Set for C when its tiles hold the product alone (beta = 0): moved from the tiles, they
+	 * are added to beta times the local array, local = tile + beta*local (add_beta of C's
+	 * type), instead of copied over it. NULL: copied. */
+	const struct sg_precision *add;
+	_Alignas(16) unsigned char add_beta[16];
 };
 
 /* Plans the moves of rows x cols elements starting at global (i0, j0) (0-based) of the

@@ -17,6 +17,7 @@
 #include "doors/scalapack.h"
 #include "common/errors.h"
 #include "common/precision.h"
+#include "runtime/env.h"
 
 /* PBLAS's p?gemm_ are C functions taking char pointers (PBLAS/SRC/p?gemm_.c): Fortran callers'
  * hidden string lengths are left unread, as PBLAS leaves them, and C callers pass none. */
@@ -177,7 +178,9 @@ struct timings {
 
 /* Collective: the product through StarPU. 0, or an error agreed by every rank before C's
  * local array was written (the caller then hands the call to ScaLAPACK). */
-static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, struct timings *t)
+/* stage_c: STARPU_GEMM_STAGE_C as the grid agreed on it. */
+static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, int stage_c,
+                    struct timings *t)
 {
 	struct operands o = { 0 };
 	double t0 = MPI_Wtime();
@@ -185,8 +188,21 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	if (!ret)
 		ret = get_descs(&o, g, comm, tile);
 	/* With beta = 0, C is never read: its tiles are not filled (they hold whatever they
-	 * held) and the tile GEMMs get beta = 0, which BLAS and cuBLAS define as not reading C. */
-	int read_c = !scalar_is(sg_precision(g->prec), g->beta, 0);
+	 * held) and the tile GEMMs get beta = 0, which BLAS and cuBLAS define as not reading C.
+	 * Else, as the one call does with a staged C, the product runs with beta = 0 too, and C's
+	 * tiles are added to beta times the local arrays on the way back: C is neither moved in
+	 * (a third of the bytes before the product, through memory or MPI) nor loaded onto the
+	 * GPUs (STARPU_GEMM_STAGE_C=1: moved in and updated, as before). */
+	static const double complex zero = 0; /* 0 in every precision's bits */
+	const struct sg_precision *p = sg_precision(g->prec);
+	int read_c = !scalar_is(p, g->beta, 0);
+	const void *beta = g->beta;
+	if (!ret && read_c && !stage_c) {
+		o.redist[2].add = p;
+		memcpy(o.redist[2].add_beta, g->beta, p->elemsize);
+		read_c = 0;
+		beta = &zero;
+	}
 	int on_node = 1;
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
 		on_node &= sg_redist_to_tiles(&o.redist[x], o.desc[x], o.scratch);
@@ -194,8 +210,8 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, stru
 	if (!ret) {
 		/* Workers sleep outside this (doors/scalapack_runtime.c). */
 		starpu_resume();
-		ret = starpu_gemm_pgemm(g->transA, g->transB, g->alpha, o.desc[0], o.desc[1],
-		                        g->beta, o.desc[2], NULL, NULL);
+		ret = starpu_gemm_pgemm(g->transA, g->transB, g->alpha, o.desc[0], o.desc[1], beta,
+		                        o.desc[2], NULL, NULL);
 		starpu_pause();
 	}
 	double t2 = MPI_Wtime();
@@ -253,10 +269,11 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	MPI_Comm comm = sg_scalapack_grid_comm(g->a.ctxt);
 	int ok = sg_pgemm_args_valid(g) && distributed(g) &&
 	         sg_scalapack_runtime(g->myrow == 0 && g->mycol == 0) == 0;
-	/* All ranks must cut the matrices alike: the smallest wins. */
-	int mine[3] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting() };
-	int all[3];
-	SG_MPI_FATAL(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm));
+	/* All ranks must cut the matrices alike, and move C alike: the smallest wins. */
+	int mine[4] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting(),
+	                (int)sg_env_int(SG_ENV_GEMM_STAGE_C) };
+	int all[4];
+	SG_MPI_FATAL(MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MIN, comm));
 	if (!all[0])
 		return -EINVAL;
 
@@ -287,7 +304,7 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	                                                       g->transB, g->m, g->n, g->k, tile,
 	                                                       &dist, comm, NULL) == 0))
 		return -ENOMEM;
-	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, &t);
+	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, all[3], &t);
 	int rank;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
 	if (rank == 0 && sg_scalapack_verbose() && single)

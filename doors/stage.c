@@ -17,7 +17,7 @@
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
 #include "common/threads.h"
-#include "codelets/gemm_codelets.h"
+#include "common/precision.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
 
@@ -400,9 +400,10 @@ static void copy_slice(struct sg_stage_array *a, int t, int s, int n, int out)
 	c0 += first;
 	char *buffer = a->tiles[t] + (size_t)first * col_bytes;
 	if (out && a->add_prec) {
-		sg_add_tile(a->add_prec, a->base + (r0 + c0 * a->ld) * (int64_t)a->elemsize,
-		            (size_t)a->ld, buffer, (size_t)rows, (size_t)rows, (size_t)cols,
-		            a->add_beta);
+		const struct sg_precision *pc = sg_precision_of_c(sg_precision(a->add_prec));
+		for (int c = 0; c < cols; c++)
+			pc->add(a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize,
+			        buffer + (size_t)c * col_bytes, rows, a->add_beta);
 		return;
 	}
 	for (int c = 0; c < cols; c++) {

@@ -125,9 +125,10 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	        "(its affinity), at most 16 per GPU of the process (16 without GPUs)",
 	        "threads copying staged tiles and filling the staging pool"),
 	OUR_INT(SG_ENV_GEMM_STAGE_C, "STARPU_GEMM_STAGE_C", 0, 1, SWITCH, "0", "0",
-	        "1: starpu_gemm_gemm copies a staged C in for the GPUs to update (beta != 0), "
-	        "where by default the GPUs compute alpha*op(A)*op(B) alone and the copiers add "
-	        "beta*C as they copy C back"),
+	        "1: the doors move C in for the product to update (beta != 0): starpu_gemm_gemm "
+	        "copies a staged C in, the ScaLAPACK drop-in redistributes C into its tiles; by "
+	        "default the product computes alpha*op(A)*op(B) alone and beta*C is added as C "
+	        "goes back (a grid's ranks use the smallest value among them)"),
 	OUR_INT(SG_ENV_GEMM_VERBOSE, "STARPU_GEMM_VERBOSE", 0, INT_MAX, SWITCH, "0", "0",
 	        "1: the doors say what each call did"),
 	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",

@@ -94,6 +94,17 @@ for variable in STARPU_GEMM_SCALAPACK_THRESHOLD STARPU_GEMM_SCALAPACK_TILE; do
     bash -c 'export '$variable'=$((OMPI_COMM_WORLD_RANK ? 1000 : 0)); LD_PRELOAD="$0" exec "$@"' \
     "$lib" "$prog" 300 200 250 N N 32 1 2 2
 done
+# STARPU_GEMM_STAGE_C on one rank only (C redistributed in for the product to update, or added
+# on the way back): the grid takes the smallest value, and the call runs through StarPU.
+out=$(SG_TEST_TIMEOUT=60 "$run" 2 -x OPENBLAS_NUM_THREADS=1 -x STARPU_GEMM_VERBOSE=1 \
+      -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 \
+      bash -c 'export STARPU_GEMM_STAGE_C=$((OMPI_COMM_WORLD_RANK ? 0 : 1)); LD_PRELOAD="$0" exec "$@"' \
+      "$lib" "$prog" 300 200 250 N N 32 1 2 2 2>&1)
+if [ $? -eq 0 ] && [ -n "$(residual "$out")" ] && [ "$(ours "$out")" = 2 ]; then
+  echo "PASS STARPU_GEMM_STAGE_C=1 on rank 0 only: both calls through StarPU, residual $(residual "$out")"
+else
+  fail "STARPU_GEMM_STAGE_C=1 on rank 0 only (2 calls through StarPU, a residual, within 60 s)" "$out"
+fi
 robust "STARPU_GEMM_SCALAPACK_TILE=1 on n = 2000" "of StarPU handles per rank" 2 "${preload[@]}" \
   -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 -x STARPU_GEMM_SCALAPACK_TILE=1 "$prog" 2000 2000 2000 N N 64 1 2
 # Then the normal call, through StarPU.
