@@ -10,7 +10,9 @@
 #   quick      bench/gpu.sh --quick (n = 8192 16384, 2 runs each)
 #   bench      bench/gpu.sh (N_LIST, G_LIST, CASES... as it documents)
 #   pins       bench/pin_rate: pinning and unpinning speed with 1-16 threads, H2D pageable/pinned,
-#              host memcpy with 1, 2, 4, ... threads up to the cores (rows of the results' CSV)
+#              host memcpy with 1, 2, 4, ... threads up to the cores (rows of the results' CSV);
+#              then bench/stage_rate -n STAGE_N [16384]: a pageable array to every GPU by the
+#              one call's staging against a ring of small slots, by copier count
 #   doors      the GPU tests of the one call on host arrays only (tests/gpu.sh, part 5)
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N, GPUS as it documents), once per entry
 #              of ARRAYS_GPUS [all]: "all" every GPU of the node, a number that many (GPUS);
@@ -116,7 +118,10 @@ stage_tune() {
     done
   done
 }
-stage_pins() { "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}" | tee "$out/pins.csv"; }
+stage_pins() {
+  "$sg/build/bench/pin_rate" -n "${PIN_MIB:-8192}" | tee "$out/pins.csv"
+  "$sg/build/bench/stage_rate" -n "${STAGE_N:-16384}" | tee "$out/stage-rate.csv"
+}
 stage_doors() { top_srcdir=$sg top_builddir=$sg/build GPU_DOORS_ONLY=1 "$sg/tests/gpu.sh"; }
 stage_arrays() {
   local g rc=0
