@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <float.h>
+#include <string.h>
 #include <complex.h>
 #include "precision.h"
 #include <starpu_gemm.h>
@@ -8,6 +9,7 @@ static const float one_s = 1.0f;
 static const double one_d = 1.0;
 static const float complex one_c = 1.0f;
 static const double complex one_z = 1.0;
+static const double complex zero_all = 0; /* 0 in every precision's bits */
 
 /* The scaling, the add and the scalar of each type of C, written once for the four. A complex
  * product is written out as BLAS computes it: C's own multiplication recovers infinities from
@@ -23,8 +25,11 @@ static const double complex one_z = 1.0;
 #define SG_C_REAL(X, T)                                                                        \
 	static void scale_##X(void *x, int64_t count, const void *beta)                        \
 	{                                                                                      \
-		for (int64_t i = 0; i < count; i++)                                            \
-			((T *)x)[i] *= *(const T *)beta;                                       \
+		if (*(const T *)beta == 0)                                                     \
+			memset(x, 0, (size_t)count * sizeof(T));                               \
+		else                                                                           \
+			for (int64_t i = 0; i < count; i++)                                    \
+				((T *)x)[i] *= *(const T *)beta;                               \
 	}                                                                                      \
 	static void add_##X(void *c, const void *t, int64_t count, const void *beta)           \
 	{                                                                                      \
@@ -42,6 +47,10 @@ static const double complex one_z = 1.0;
 	static void scale_##X(void *x, int64_t count, const void *beta)                        \
 	{                                                                                      \
 		PART br = RE(*(const T *)beta), bi = IM(*(const T *)beta);                     \
+		if (br == 0 && bi == 0) {                                                      \
+			memset(x, 0, (size_t)count * sizeof(T));                               \
+			return;                                                                \
+		}                                                                              \
 		for (int64_t i = 0; i < count; i++) {                                          \
 			PART xr = RE(((T *)x)[i]), xi = IM(((T *)x)[i]);                       \
 			((T *)x)[i] = MAKE(br * xr - bi * xi, br * xi + bi * xr);              \
@@ -70,7 +79,7 @@ SG_C_COMPLEX(z, double complex, double, creal, cimag, CMPLX)
 #undef SG_C_REAL
 #undef SG_C_COMPLEX
 #undef SG_C_SCALAR
-#define C_OF(x) .scale = scale_##x, .add = add_##x, .scalar = scalar_##x
+#define C_OF(x) .zero = &zero_all, .scale = scale_##x, .add = add_##x, .scalar = scalar_##x
 
 #define REAL(l, n, f, size, st, c, e, in, ref, o, cx) \
 	{ .letter = l, .name = n, .format = f, .elemsize = size, .stored = st, .c_letter = c, \

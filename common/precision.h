@@ -11,6 +11,7 @@
 #include <complex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <mpi.h>
 #include "common/half.h"
 
@@ -34,18 +35,41 @@ struct sg_precision {
 	                         * 'd' for the mixed ones (their inputs are exact in double) */
 	MPI_Datatype mpi_type;  /* resolved at run time: MPI handles are not constants in every MPI */
 	const void *one;        /* the scalar 1 of C's type (beta for every update after the first) */
+	const void *zero;       /* the scalar 0 of C's type */
 	/* Entry points, so that no layer switches on the letter. Only those that need nothing
 	 * but C live here: this file is compiled into the ScaLAPACK door too, without BLAS. Rooms
 	 * with their own dependencies keep their kernels beside them, indexed by the entry
 	 * (sg_precision_index: codelets/gemm_codelets.c) or by its format (common/blas.c,
 	 * codelets/add_codelets.c), as common/ may not include codelets/. */
-	/* x[i] *= *beta for count elements of C's type (p a precision of C: s/d/c/z). */
+	/* x[i] *= *beta for count elements of C's type (p a precision of C: s/d/c/z); with
+	 * beta = 0, zeros written without reading x, as BLAS does. */
 	void (*scale)(void *x, int64_t count, const void *beta);
 	/* c[i] = *beta * c[i] + t[i] for count elements of C's type (p a precision of C). */
 	void (*add)(void *c, const void *t, int64_t count, const void *beta);
 	/* *value = re + i im in C's type (p a precision of C). */
 	void (*scalar)(void *value, double re, double im);
 };
+
+/* A C going back to the caller's memory as C = T + beta*C, T holding alpha*op(A)*op(B) alone
+ * (the doors' product with beta = 0, beta added on the way back: doors/stage.c,
+ * doors/redistribute.c). p NULL: T is copied over C. */
+struct sg_add_back {
+	const struct sg_precision *p; /* of C */
+	_Alignas(16) unsigned char beta[16]; /* of C's type, aligned as the add reads it */
+};
+/* Sets a to add beta (of pc's type) on the way back. */
+static inline void sg_add_back_set(struct sg_add_back *a, const struct sg_precision *pc,
+                                   const void *beta)
+{
+	a->p = pc;
+	memcpy(a->beta, beta, pc->elemsize);
+}
+/* C = T + beta*C over count elements as a says (a->p set). */
+static inline void sg_add_back(const struct sg_add_back *a, void *c, const void *t,
+                               int64_t count)
+{
+	a->p->add(c, t, count, a->beta);
+}
 
 /* NULL for an unknown letter. Lower or upper case accepted. */
 const struct sg_precision *sg_precision(char prec);

@@ -300,7 +300,6 @@ static int tile_at_home(const struct pgemm *g, int i, int j)
 static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t chunk,
                         int64_t seq)
 {
-	static const double complex zero = 0; /* 0 in every precision's bits */
 	int ar, ac, br, bc, m, n, kk, unused;
 	sg_op_tile(g->pb.transA, i, k, &ar, &ac);
 	sg_op_tile(g->pb.transB, k, j, &br, &bc);
@@ -336,7 +335,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	int home = tile_at_home(g, i, j);
 	int overwrite = k == 0 && (g->beta_zero || home);
-	const void *beta_k = k > 0 ? g->prec->one : home ? (const void *)&zero : (const void *)&g->beta;
+	const void *beta_k = k > 0 ? g->prec->one : home ? g->prec->zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
 	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
 	struct sg_gemm_task task = {

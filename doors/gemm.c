@@ -42,19 +42,13 @@ static int tile_size(const struct starpu_gemm_opts *opts, char prec, int64_t m, 
 	                             setting);
 }
 
-/* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does:
- * with beta = 0, C is set to zero without being read. */
+/* C = beta*C on the host, for the products with no k term (k = 0 or alpha = 0), as BLAS does
+ * (with beta = 0, C is set to zero without being read). */
 static void scale_c(const struct sg_precision *p, int64_t m, int64_t n, const void *beta,
                     void *C, int64_t ldc)
 {
-	int zero = sg_load(p, beta, 0) == 0;
-	for (int64_t j = 0; j < n; j++) {
-		char *column = (char *)C + j * ldc * (int64_t)p->elemsize;
-		if (zero)
-			memset(column, 0, (size_t)m * p->elemsize);
-		else
-			p->scale(column, m, beta);
-	}
+	for (int64_t j = 0; j < n; j++)
+		p->scale((char *)C + j * ldc * (int64_t)p->elemsize, m, beta);
 }
 
 struct operands {
@@ -286,7 +280,6 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
                        struct starpu_gemm_opts opts, int tile, enum sg_pin_mode mode,
                        struct starpu_gemm_desc *shared_A, struct sg_stage_array *keep_A)
 {
-	static const double complex zero = 0; /* 0 in every precision's bits */
 	const struct sg_precision *pc = sg_precision_of_c(p);
 	/* A plan the caller made for the product with beta read (opts.beta_zero = 0) is followed
 	 * as it is: C copied in. */
@@ -300,8 +293,8 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	 * alpha*op(A)*op(B) alone and the copiers add beta*C on the way back. */
 	o->added_back = add_back && o->stager.C.staged;
 	if (o->added_back) {
-		sg_stage_add_back(&o->stager.C, p->letter, beta, pc->elemsize);
-		beta = &zero;
+		sg_add_back_set(&o->stager.C.add_back, pc, beta);
+		beta = pc->zero;
 	}
 	struct sg_task_hook hook = { sg_stage_before_task, &o->stager };
 	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;

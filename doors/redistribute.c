@@ -206,12 +206,12 @@ static void copy(void *buf, void *mine, size_t bytes, int to_buf)
 }
 
 /* A run between mine and buf (copy), or into the local array as local = buf + beta*local
- * (r->add). */
+ * (r->add_back). */
 static void move_run(const struct sg_redist *r, void *buf, void *mine, size_t bytes, int to_buf,
                      int mine_is_local)
 {
-	if (!to_buf && mine_is_local && r->add)
-		r->add->add(mine, buf, (int64_t)(bytes / r->elemsize), r->add_beta);
+	if (!to_buf && mine_is_local && r->add_back.p)
+		sg_add_back(&r->add_back, mine, buf, (int64_t)(bytes / r->elemsize));
 	else
 		copy(buf, mine, bytes, to_buf);
 }

@@ -54,10 +54,9 @@ struct sg_redist {
 	 * array (the rows of each column packed for a peer of that row) */
 	int64_t *bc_rows, *tile_rows;
 	/* Set for C when its tiles hold the product alone (beta = 0): moved from the tiles, they
-	 * are added to beta times the local array, local = tile + beta*local (add_beta of C's
-	 * type), instead of copied over it. NULL: copied. */
-	const struct sg_precision *add;
-	_Alignas(16) unsigned char add_beta[16];
+	 * are added to beta times the local array, local = tile + beta*local, instead of copied
+	 * over it (add_back.p NULL). */
+	struct sg_add_back add_back;
 };
 
 /* Plans the moves of rows x cols elements starting at global (i0, j0) (0-based) of the

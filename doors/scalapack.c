@@ -61,14 +61,10 @@ struct scaling {
 	const void *beta;
 };
 
-/* C = beta C on one stretch; beta = 0 writes zeros without reading C, as PBLAS does. */
+/* C = beta C on one stretch (beta = 0 writes zeros without reading C, as PBLAS does). */
 static void scale_run(void *x, int count, const void *arg)
 {
 	const struct scaling *s = arg;
-	if (scalar_is(s->p, s->beta, 0)) {
-		memset(x, 0, (size_t)count * s->p->elemsize);
-		return;
-	}
 	s->p->scale(x, count, s->beta);
 }
 
@@ -193,15 +189,13 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, int 
 	 * tiles are added to beta times the local arrays on the way back: C is neither moved in
 	 * (a third of the bytes before the product, through memory or MPI) nor loaded onto the
 	 * GPUs (STARPU_GEMM_STAGE_C=1: moved in and updated, as before). */
-	static const double complex zero = 0; /* 0 in every precision's bits */
 	const struct sg_precision *p = sg_precision(g->prec);
 	int read_c = !scalar_is(p, g->beta, 0);
 	const void *beta = g->beta;
 	if (!ret && read_c && !stage_c) {
-		o.redist[2].add = p;
-		memcpy(o.redist[2].add_beta, g->beta, p->elemsize);
+		sg_add_back_set(&o.redist[2].add_back, p, g->beta);
 		read_c = 0;
-		beta = &zero;
+		beta = p->zero;
 	}
 	int on_node = 1;
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)

@@ -17,7 +17,6 @@
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
 #include "common/threads.h"
-#include "common/precision.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
 
@@ -380,12 +379,6 @@ static void copies_visible(void)
 #endif
 }
 
-void sg_stage_add_back(struct sg_stage_array *c, char prec, const void *beta, size_t size)
-{
-	c->add_prec = prec;
-	memcpy(c->add_beta, beta, size < sizeof(c->add_beta) ? size : sizeof(c->add_beta));
-}
-
 /* Slice s of n of tile t's columns between the caller's array and its buffer (ld = its
  * rows); out: back into the caller's array, added to beta times it where the GPUs computed
  * the product alone. */
@@ -399,11 +392,10 @@ static void copy_slice(struct sg_stage_array *a, int t, int s, int n, int out)
 	size_t col_bytes = (size_t)rows * a->elemsize;
 	c0 += first;
 	char *buffer = a->tiles[t] + (size_t)first * col_bytes;
-	if (out && a->add_prec) {
-		const struct sg_precision *pc = sg_precision_of_c(sg_precision(a->add_prec));
+	if (out && a->add_back.p) {
 		for (int c = 0; c < cols; c++)
-			pc->add(a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize,
-			        buffer + (size_t)c * col_bytes, rows, a->add_beta);
+			sg_add_back(&a->add_back, a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize,
+			            buffer + (size_t)c * col_bytes, rows);
 		return;
 	}
 	for (int c = 0; c < cols; c++) {

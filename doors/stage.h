@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/precision.h"
 #include "compute/problem.h"
 
 /* One operand as the caller stores it, and its staged tiles. */
@@ -27,10 +28,9 @@ struct sg_stage_array {
 	                          * given back by sg_stage_array_release */
 	char **tiles;            /* staged: mt*nt pool buffers, tile index j*mt + i */
 	unsigned char *ready;    /* copied in (or not to be: C with beta = 0, or added back) */
-	/* C, staged and not copied in (sg_stage_add_back): the GPUs computed alpha*op(A)*op(B)
+	/* C, staged and not copied in (add_back.p set): the GPUs computed alpha*op(A)*op(B)
 	 * alone into its tiles, which go back as caller's C = tile + beta * caller's C. */
-	char add_prec;           /* 0: copied back as they are; else the product's letter */
-	_Alignas(16) unsigned char add_beta[16]; /* beta, of C's type (read as one) */
+	struct sg_add_back add_back;
 };
 
 struct sg_stage_job;
@@ -67,9 +67,6 @@ int sg_stage_threads(void);
 /* Describe one operand (stage: 0 to use it in place). */
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,
                          int64_t ld, size_t elemsize, int tile, int stage);
-/* C's tiles go back as C = tile + beta * C (beta of C's type for a product of letter prec),
- * and none is copied in. */
-void sg_stage_add_back(struct sg_stage_array *c, char prec, const void *beta, size_t size);
 /* Bytes of pool buffers the operand needs (0 when it is used in place), and the pool's cap. */
 size_t sg_stage_array_bytes(const struct sg_stage_array *a);
 size_t sg_stage_pool_cap(void);
