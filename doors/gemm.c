@@ -55,7 +55,6 @@ struct operands {
 	struct starpu_gemm_desc *A, *B, *C;
 	int shared_A;            /* A's descriptor belongs to the whole call (C in panels) */
 	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
-	int added_back;          /* C's staged tiles go back as the product + beta*C */
 	struct sg_pin_set pins;
 	struct sg_stager stager;
 };
@@ -291,8 +290,7 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	struct operands *o = &f->o;
 	/* Where C ended up staged (not pinned in place past the pool's cap), the GPUs compute
 	 * alpha*op(A)*op(B) alone and the copiers add beta*C on the way back. */
-	o->added_back = add_back && o->stager.C.staged;
-	if (o->added_back) {
+	if (add_back && o->stager.C.staged) {
 		sg_add_back_set(&o->stager.C.add_back, pc, beta);
 		beta = pc->zero;
 	}
@@ -416,7 +414,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 				f->o.shared_A = 1;
 			}
 			r.mode = mode_name(&f->o);
-			r.added_back = f->o.added_back;
+			r.added_back = f->o.stager.C.add_back.p != NULL;
 			t1 = sg_now();
 		}
 	}
