@@ -24,7 +24,7 @@
 static struct {
 	char *host;              /* the caller's array, n x n, column-major, pageable */
 	long n, tile, nt;        /* order, tile order, tiles per side */
-	int gpus, threads;
+	int gpus;
 	size_t slot_cols;        /* ring: columns of a tile per slot */
 	char **pinned;           /* stage: one pinned buffer per tile (j * nt + i) */
 	atomic_int *ready;       /* stage: tile filled */
@@ -33,6 +33,9 @@ static struct {
 } S;
 
 static size_t tile_bytes(void) { return (size_t)S.tile * S.tile * sizeof(double); }
+
+/* The GPU tile t (j * nt + i) goes to. */
+static int gpu_of(long t) { return (int)((t % S.nt + t / S.nt) % S.gpus); }
 
 /* Columns c0..c1 of tile (i, j) into dst (ld = tile). */
 static void copy_columns(char *dst, long i, long j, long c0, long c1)
@@ -63,7 +66,7 @@ static void *stage_feeder(void *arg)
 	BENCH_CUDA_CHECK(cudaSetDevice(g));
 	BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 	for (long t = 0; t < S.nt * S.nt; t++) {
-		if ((t % S.nt + t / S.nt) % S.gpus != g)
+		if (gpu_of(t) != g)
 			continue;
 		while (!atomic_load(&S.ready[t]))
 			usleep(20);
@@ -99,12 +102,12 @@ static void *ring_copier(void *arg)
 	/* The GPU's tiles in column order, each cut in chunks of slot_cols columns. */
 	long mine = 0, total = S.nt * S.nt;
 	for (long t = 0; t < total; t++)
-		mine += (t % S.nt + t / S.nt) % S.gpus == g;
+		mine += gpu_of(t) == g;
 	long c, used = 0;
 	while ((c = atomic_fetch_add(&next_chunk[g], 1)) < mine * chunks_per_tile) {
 		long nth = c / chunks_per_tile, t = -1;
 		for (long u = 0, seen = 0; u < total; u++)
-			if ((u % S.nt + u / S.nt) % S.gpus == g && seen++ == nth) {
+			if (gpu_of(u) == g && seen++ == nth) {
 				t = u;
 				break;
 			}
@@ -149,7 +152,7 @@ static void *dma_only(void *arg)
 	BENCH_CUDA_CHECK(cudaSetDevice(g));
 	BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 	for (long t = 0; t < S.nt * S.nt; t++)
-		if ((t % S.nt + t / S.nt) % S.gpus == g)
+		if (gpu_of(t) == g)
 			BENCH_CUDA_CHECK(cudaMemcpyAsync(S.dev[g], S.pinned[t], tile_bytes(),
 			                                 cudaMemcpyHostToDevice, stream));
 	BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -239,7 +242,6 @@ int main(int argc, char **argv)
 	for (int threads = S.gpus;; threads *= 2) {
 		if (threads > cores)
 			threads = cores;
-		S.threads = threads;
 		atomic_store(&S.next_tile, 0);
 		row("memcpy", threads, run_threads(stage_copier, threads, none, 0));
 		atomic_store(&S.next_tile, 0);
