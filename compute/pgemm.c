@@ -50,7 +50,8 @@ struct starpu_gemm_request {
 	double insert_seconds;
 	int share;                         /* A's and B's node peers' tiles are read in place
 	                                    * (distrib/node_share.c): both descriptors shared */
-	struct sg_task_hook hook;          /* doors/: wait until a task's tiles are staged */
+	void (*before_task)(void *arg, int i, int j, int k); /* opts.before_task: the doors */
+	void *before_task_arg;
 	struct sg_job job;                 /* the walk, on the submission thread */
 };
 #define pgemm starpu_gemm_request
@@ -425,8 +426,8 @@ static void walk_algorithm3(struct pgemm *g)
 		                     g->gpu_cols;
 		int i, j, k;
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
-			if (g->hook.before_task)
-				g->hook.before_task(g->hook.arg, &g->pb, i, j, k);
+			if (g->before_task)
+				g->before_task(g->before_task_arg, i, j, k);
 			submit_gemm(g, i, j, k, ref, w.chunk, w.seq);
 		}
 		if (pl->throttled && !g->pb.local)
@@ -515,10 +516,11 @@ static int plan_misfit(struct pgemm *g, const struct starpu_gemm_plan *plan)
 	return 0;
 }
 
-int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
-                    struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
-                    const struct starpu_gemm_opts *opts_in, const struct sg_task_hook *hook,
-                    struct starpu_gemm_request **req)
+int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
+                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
+                             const void *beta, struct starpu_gemm_desc *C,
+                             const struct starpu_gemm_opts *opts_in,
+                             struct starpu_gemm_request **req)
 {
 	struct starpu_gemm_opts opts;
 	if (opts_in)
@@ -555,8 +557,8 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	g->prec = sg_precision(g->pb.prec);
 	memcpy(&g->alpha, alpha, sg_precision_of_c(g->prec)->elemsize);
 	memcpy(&g->beta, beta, sg_precision_of_c(g->prec)->elemsize);
-	if (hook)
-		g->hook = *hook;
+	g->before_task = opts.before_task;
+	g->before_task_arg = opts.before_task_arg;
 	/* A C that is also A or B is written by its owner while node peers would read it in
 	 * place with no order between them: StarPU-MPI's copies keep that order. */
 	g->share = !g->pb.local && A->shared && B->shared && C != A && C != B;
@@ -619,15 +621,6 @@ int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_g
 	sg_submitter_post(&g->job);
 	*req = g;
 	return 0;
-}
-
-int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
-                             struct starpu_gemm_desc *A, struct starpu_gemm_desc *B,
-                             const void *beta, struct starpu_gemm_desc *C,
-                             const struct starpu_gemm_opts *opts,
-                             struct starpu_gemm_request **req)
-{
-	return sg_pgemm_submit(transA, transB, alpha, A, B, beta, C, opts, NULL, req);
 }
 
 /* Sends of this rank's A and B tiles to slower ranks may still be in flight: a read-write

@@ -36,20 +36,6 @@ int sg_problem_of_sizes(struct sg_problem *pb, char prec, char transA, char tran
                         const struct starpu_gemm_dist *dist, MPI_Comm comm, int math);
 
 
-/* Called on the submission thread before each task GEMM(i, j, k) is submitted, in the walk's
- * order (compute/walk.h): the one call on host arrays waits there until the tiles the task
- * reads are staged in pinned memory, and sends back the C tile the walk just finished. */
-struct sg_task_hook {
-	void (*before_task)(void *arg, const struct sg_problem *pb, int i, int j, int k);
-	void *arg;
-};
-
-/* starpu_gemm_pgemm_submit with a hook (may be NULL). */
-int sg_pgemm_submit(char transA, char transB, const void *alpha, struct starpu_gemm_desc *A,
-                    struct starpu_gemm_desc *B, const void *beta, struct starpu_gemm_desc *C,
-                    const struct starpu_gemm_opts *opts, const struct sg_task_hook *hook,
-                    struct starpu_gemm_request **req);
-
 /* Tile (row, column) of op(X) at (i, k): the stored tile is transposed when trans != 'N'. */
 static inline void sg_op_tile(char trans, int i, int k, int *row, int *col)
 {

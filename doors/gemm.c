@@ -294,7 +294,6 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 		sg_add_back_set(&o->stager.C.add_back, pc, beta);
 		beta = pc->zero;
 	}
-	struct sg_task_hook hook = { sg_stage_before_task, &o->stager };
 	int staging = o->stager.A.staged || o->stager.B.staged || o->stager.C.staged;
 	/* One plan per panel, which the copiers and the walk both follow: the caller's when it
 	 * was made for this panel (the whole call in one panel), else made here once, with the
@@ -316,9 +315,10 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	opts.plan = &plan;
 	if (!ret && staging)
 		ret = sg_stage_start(&o->stager, &plan, ta, tb);
+	opts.before_task = staging ? sg_stage_before_task : NULL;
+	opts.before_task_arg = staging ? &o->stager : NULL;
 	if (!ret)
-		ret = sg_pgemm_submit(ta, tb, alpha, o->A, o->B, beta, o->C, &opts,
-		                      staging ? &hook : NULL, &f->req);
+		ret = starpu_gemm_pgemm_submit(ta, tb, alpha, o->A, o->B, beta, o->C, &opts, &f->req);
 	if (ret) {
 		destroy_operands(o, 0);
 		return ret;

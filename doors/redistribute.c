@@ -14,6 +14,7 @@
 #include "doors/redistribute.h"
 #include "common/threads.h"
 #include "common/errors.h"
+#include "common/stream_copy.h"
 
 /* Local index of the first element of block b on the process holding it: the blocks of
  * that process before b are b mod nprocs, b mod nprocs + nprocs, ..., all of block size
@@ -200,9 +201,9 @@ void sg_redist_free(struct sg_redist *r)
 static void copy(void *buf, void *mine, size_t bytes, int to_buf)
 {
 	if (to_buf)
-		memcpy(buf, mine, bytes);
+		sg_stream_copy(buf, mine, bytes);
 	else
-		memcpy(mine, buf, bytes);
+		sg_stream_copy(mine, buf, bytes);
 }
 
 /* A run between mine and buf (copy), or into the local array as local = buf + beta*local
@@ -361,6 +362,57 @@ static void move_piece(const void *walk, int piece)
 			move_run(r, w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
 			         : in_tile(r, w->h, row, c, k), bytes, w->to_buf, w->bc_side);
 		}
+	}
+	/* Before the barrier or message that hands the copies on. */
+	sg_stream_fence();
+}
+
+/* Runs of one dimension in tile t: how many processes hold a part (holders), and whether
+ * process me does. */
+static int tile_runs_held(const struct sg_run *runs, int n, int t, int nprocs, int me,
+                          int *holders)
+{
+	int mine = 0;
+	*holders = 0;
+	for (int p = 0; p < nprocs; p++) {
+		int held = 0;
+		for (int k = 0; k < n && !held; k++)
+			held = runs[k].tile == t && runs[k].bc_proc == p;
+		*holders += held;
+		mine |= held && p == me;
+	}
+	return mine;
+}
+
+int sg_redist_tile_part(const struct sg_redist *r, int ti, int tj, int *holders)
+{
+	int row_holders, col_holders;
+	int mine = tile_runs_held(r->row_runs, r->nrow_runs, ti, r->nprow, r->rank / r->npcol,
+	                          &row_holders);
+	mine &= tile_runs_held(r->col_runs, r->ncol_runs, tj, r->npcol, r->rank % r->npcol,
+	                       &col_holders);
+	*holders = row_holders * col_holders;
+	return mine;
+}
+
+void sg_redist_move_tile_part(const struct sg_redist *r, char *base, int64_t ld, int ti,
+                              int tj, int c0, int c1, int to_tile)
+{
+	int myrow = r->rank / r->npcol, mycol = r->rank % r->npcol;
+	for (int cr = 0; cr < r->ncol_runs; cr++) {
+		const struct sg_run *c = &r->col_runs[cr];
+		if (c->tile != tj || c->bc_proc != mycol)
+			continue;
+		int64_t first = c->first - (int64_t)tj * r->tile; /* the run's first tile column */
+		int k0 = (int)(c0 > first ? c0 - first : 0);
+		int k1 = (int)(c1 - first < c->len ? c1 - first : c->len);
+		for (int k = k0; k < k1; k++)
+			for (int rr = 0; rr < r->nrow_runs; rr++) {
+				const struct sg_run *row = &r->row_runs[rr];
+				if (row->tile == ti && row->bc_proc == myrow)
+					move_run(r, in_tile_at(r, base, ld, row, c, k), in_local(r, row, c, k),
+					         (size_t)row->len * r->elemsize, to_tile, 1);
+			}
 	}
 }
 

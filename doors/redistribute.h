@@ -76,6 +76,16 @@ void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int 
                                                               const void *arg),
                          const void *arg);
 
+/* Tile (ti, tj) of the plan's descriptor in the block-cyclic layout: 1 when this rank's
+ * local array holds a part of it, and how many ranks do (holders). */
+int sg_redist_tile_part(const struct sg_redist *r, int ti, int tj, int *holders);
+/* This rank's part of tile (ti, tj) in the tile's columns [c0, c1), between the local array
+ * and the tile at base (columns ld elements apart): copied in (to_tile), or back (copied, or
+ * added where r->add_back is set). The stores stream: sg_stream_fence before handing the tile
+ * on. */
+void sg_redist_move_tile_part(const struct sg_redist *r, char *base, int64_t ld, int ti,
+                              int tj, int c0, int c1, int to_tile);
+
 /* Columns first..end-1 of column run `run`: a share of a move's copies for one thread. */
 struct sg_redist_piece {
 	int run;

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 #include "doors/scalapack.h"
+#include "doors/redistribute_flow.h"
 #include "common/errors.h"
 #include "common/precision.h"
 #include "runtime/env.h"
@@ -170,13 +171,49 @@ static int get_descs(struct operands *o, const struct sg_pgemm_args *g, MPI_Comm
 struct timings {
 	double in, compute, out;
 	int on_node; /* the redistributions went through the node's shared memory */
+	int overlapped; /* ... beside the product (doors/redistribute_flow.h): in is then the
+	                 * planning and the copies' start, out the rest of C's copies after it */
+	double waited;  /* overlapped: how long rank 0's walk waited for its tasks' tiles */
+	double compute_start;
 };
+
+/* The product with the moves beside it: the tiles are filled as the walk goes, C's go back
+ * as they are done. 1 when done so (ret: the product's), 0 when the flow cannot be used here
+ * (nothing was moved). */
+static int multiply_overlapped(const struct sg_pgemm_args *g, struct operands *o, int in,
+                               const void *beta, struct timings *t, int *ret)
+{
+	struct sg_redist_flow *f = sg_redist_flow_start(o->redist, o->desc, in, g->transA,
+	                                                g->transB, o->scratch->threads);
+	if (!f)
+		return 0;
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.before_task = sg_redist_flow_before_task;
+	opts.before_task_arg = f;
+	double t0 = MPI_Wtime();
+	t->compute_start = t0;
+	starpu_resume(); /* workers sleep outside this (doors/scalapack_runtime.c) */
+	struct starpu_gemm_request *req;
+	*ret = starpu_gemm_pgemm_submit(g->transA, g->transB, g->alpha, o->desc[0], o->desc[1],
+	                                beta, o->desc[2], &opts, &req);
+	if (!*ret)
+		*ret = starpu_gemm_wait(req, NULL);
+	starpu_pause();
+	double t1 = MPI_Wtime();
+	t->waited = sg_redist_flow_finish(f, *ret == 0);
+	t->compute = t1 - t0;
+	t->out = MPI_Wtime() - t1;
+	t->on_node = t->overlapped = 1;
+	return 1;
+}
 
 /* Collective: the product through StarPU. 0, or an error agreed by every rank before C's
  * local array was written (the caller then hands the call to ScaLAPACK). */
-/* stage_c: STARPU_GEMM_STAGE_C as the grid agreed on it. */
+/* stage_c, overlap: STARPU_GEMM_STAGE_C and STARPU_GEMM_SCALAPACK_OVERLAP as the grid agreed
+ * on them. */
 static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, int stage_c,
-                    struct timings *t)
+                    int overlap, struct timings *t)
 {
 	struct operands o = { 0 };
 	double t0 = MPI_Wtime();
@@ -196,6 +233,11 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, int 
 		sg_add_back_set(&o.redist[2].add_back, p, g->beta);
 		read_c = 0;
 		beta = p->zero;
+	}
+	if (!ret && overlap && multiply_overlapped(g, &o, read_c ? 3 : 2, beta, t, &ret)) {
+		t->in = t->compute_start - t0; /* planning, and starting the copies */
+		release_operands(&o, ret != 0);
+		return ret;
 	}
 	int on_node = 1;
 	for (int x = 0; !ret && x < (read_c ? 3 : 2); x++)
@@ -264,10 +306,11 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	int ok = sg_pgemm_args_valid(g) && distributed(g) &&
 	         sg_scalapack_runtime(g->myrow == 0 && g->mycol == 0) == 0;
 	/* All ranks must cut the matrices alike, and move C alike: the smallest wins. */
-	int mine[4] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting(),
-	                (int)sg_env_int(SG_ENV_GEMM_STAGE_C) };
-	int all[4];
-	SG_MPI_FATAL(MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MIN, comm));
+	int mine[5] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting(),
+	                (int)sg_env_int(SG_ENV_GEMM_STAGE_C),
+	                (int)sg_env_int(SG_ENV_GEMM_SCALAPACK_OVERLAP) /* -1: unset */ };
+	int all[5];
+	SG_MPI_FATAL(MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, comm));
 	if (!all[0])
 		return -EINVAL;
 
@@ -279,7 +322,7 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	if (no_product)
 		return scale_c(g, comm, symbol);
 
-	struct timings t;
+	struct timings t = { 0 };
 	int single = g->nprow * g->npcol == 1;
 	/* The one call picks its own tile for the workers unless the setting says. */
 	int cpus = (int)starpu_cpu_worker_get_count(), all_cpus = cpus;
@@ -298,7 +341,11 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	                                                       g->transB, g->m, g->n, g->k, tile,
 	                                                       &dist, comm, NULL) == 0))
 		return -ENOMEM;
-	int ret = single ? multiply_in_place(g, tile, &t) : multiply(g, comm, tile, all[3], &t);
+	/* The moves beside the product where GPUs compute it (CPU workers would share the cores
+	 * with the copiers), unless the setting says. */
+	int overlap = all[4] == 1 || (all[4] == -1 && all[1]);
+	int ret = single ? multiply_in_place(g, tile, &t)
+	                 : multiply(g, comm, tile, all[3], overlap, &t);
 	int rank;
 	SG_MPI_FATAL(MPI_Comm_rank(comm, &rank));
 	if (rank == 0 && sg_scalapack_verbose() && single)
@@ -306,6 +353,14 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 		        "one process: the arrays in place, through starpu_gemm_gemm, in %.6f s\n",
 		        symbol, (long long)g->m, (long long)g->n, (long long)g->k, g->transA,
 		        g->transB, ret ? " (failed, handed to ScaLAPACK)" : "", t.compute);
+	else if (rank == 0 && sg_scalapack_verbose() && t.overlapped)
+		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "
+		        "tile=%d copy_threads=%d%s: moves planned in %.6f s, product with the moves "
+		        "beside it %.6f s (its walk waited %.6f s for tiles), C's last copies %.6f s "
+		        "(the node's shared memory, no MPI)\n", symbol, (long long)g->m,
+		        (long long)g->n, (long long)g->k, g->transA, g->transB, g->nprow, g->npcol,
+		        tile, sg_scalapack_threads(), ret ? " (failed, handed to ScaLAPACK)" : "",
+		        t.in, t.compute, t.waited, t.out);
 	else if (rank == 0 && sg_scalapack_verbose())
 		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "
 		        "tile=%d copy_threads=%d%s: redistribution in %.6f s, compute %.6f s, "

@@ -7,9 +7,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 #include <starpu.h>
@@ -17,6 +14,7 @@
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
 #include "common/threads.h"
+#include "common/stream_copy.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
 
@@ -342,43 +340,6 @@ void *sg_stage_tile_address(int i, int j, int64_t *ld, void *array)
 	return a->base + ((int64_t)i * a->tile + (int64_t)j * a->tile * a->ld) * (int64_t)a->elemsize;
 }
 
-/* A column copied with non-temporal stores where it is long enough: the copies are bound by
- * the node's memory (bench/notes-arrays.md, "Four GPUs"), and a plain copy of a column (a few
- * KiB: below the size where memcpy streams) reads each line of its target before writing it,
- * a third more traffic; what reads the copy is a GPU's DMA or the caller, not this core's
- * cache. On 2 cores, tiles of 4096 from an array of 16384: 13.5-14 GB/s with memcpy, 18.5-20 with
- * these stores (bench/results/copy-columns-20261127.*; not yet measured on a GPU node). */
-#define STREAM_MIN_BYTES 256
-
-static void copy_column(char *dst, const char *src, size_t bytes)
-{
-#ifdef __SSE2__
-	size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-	if (bytes >= STREAM_MIN_BYTES) {
-		memcpy(dst, src, head);
-		dst += head;
-		src += head;
-		bytes -= head;
-		size_t n = bytes / 16;
-		for (size_t i = 0; i < n; i++)
-			_mm_stream_si128((__m128i *)dst + i, _mm_loadu_si128((const __m128i *)src + i));
-		dst += 16 * n;
-		src += 16 * n;
-		bytes -= 16 * n;
-	}
-#endif
-	memcpy(dst, src, bytes);
-}
-
-/* Non-temporal stores are weakly ordered: done before the tile is marked ready (or C's tile
- * released) for another thread, which then hands it to a GPU or the caller. */
-static void copies_visible(void)
-{
-#ifdef __SSE2__
-	_mm_sfence();
-#endif
-}
-
 /* Slice s of n of tile t's columns between the caller's array and its buffer (ld = its
  * rows); out: back into the caller's array, added to beta times it where the GPUs computed
  * the product alone. */
@@ -402,11 +363,11 @@ static void copy_slice(struct sg_stage_array *a, int t, int s, int n, int out)
 		char *user = a->base + (r0 + (c0 + c) * a->ld) * (int64_t)a->elemsize;
 		char *staged = buffer + (size_t)c * col_bytes;
 		if (out)
-			copy_column(user, staged, col_bytes);
+			sg_stream_copy(user, staged, col_bytes);
 		else
-			copy_column(staged, user, col_bytes);
+			sg_stream_copy(staged, user, col_bytes);
 	}
-	copies_visible();
+	sg_stream_fence();
 }
 
 static void copy_tile(struct sg_stage_array *a, int t, int out)
@@ -538,6 +499,9 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	for (int w = 0; w < st->norder; w++)
 		st->order[w].array->ready[st->order[w].tile] = 0;
 	st->last_tile = -1;
+	st->transA = ta;
+	st->transB = tb;
+	st->Kt = pl->Kt;
 	if (st->C.tiles) {
 		size_t ntiles = (size_t)st->C.mt * st->C.nt;
 		st->back = malloc(sizeof(*st->back) * ntiles);
@@ -592,20 +556,20 @@ static int not_ready(struct sg_stage_array *a, int t, void *arg)
 	return a->ready[t] == 0;
 }
 
-void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k)
+void sg_stage_before_task(void *arg, int i, int j, int k)
 {
 	struct sg_stager *st = arg;
 	/* The walk keeps a C tile's updates together: when it leaves a tile after its last k,
 	 * the tile is final and can go back while the rest computes. */
 	int t = j * st->C.mt + i;
-	if (st->last_tile >= 0 && st->last_tile != t && st->last_k == pb->Kt - 1 && st->C_desc &&
+	if (st->last_tile >= 0 && st->last_tile != t && st->last_k == st->Kt - 1 && st->C_desc &&
 	    st->C.tiles && st->back)
 		send_back(st, st->last_tile);
 	st->last_tile = t;
 	st->last_k = k;
 	double t0 = sg_now();
 	pthread_mutex_lock(&st->lock);
-	while (task_tiles(st, pb->transA, pb->transB, i, j, k, not_ready, NULL))
+	while (task_tiles(st, st->transA, st->transB, i, j, k, not_ready, NULL))
 		pthread_cond_wait(&st->cond, &st->lock);
 	pthread_mutex_unlock(&st->lock);
 	st->waited += sg_now() - t0;

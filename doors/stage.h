@@ -54,6 +54,8 @@ struct sg_stager {
 	 * tile is home), queued, copied back by the copiers and released. */
 	struct starpu_gemm_desc *C_desc;   /* set once the descriptors exist */
 	int last_tile, last_k;             /* the walk's last task: its C tile, its k */
+	char transA, transB;               /* the product's, and its k steps (sg_stage_start) */
+	int Kt;
 	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
 	                                    * were copied during the product */
 	unsigned char *copied_back;
@@ -83,7 +85,7 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *plan, ch
                    char transB);
 /* The task hook (arg: struct sg_stager): the walk waits until the tiles the task reads are
  * staged, and a C tile the walk left after its last update goes back. */
-void sg_stage_before_task(void *arg, const struct sg_problem *pb, int i, int j, int k);
+void sg_stage_before_task(void *arg, int i, int j, int k);
 /* After the descriptors are destroyed: copy C's tiles back (when copy_back), stop the
  * threads, give the buffers back to the pool. */
 void sg_stage_finish(struct sg_stager *st, int copy_back);

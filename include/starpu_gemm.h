@@ -244,7 +244,8 @@ starpu_data_handle_t starpu_gemm_desc_handle(const struct starpu_gemm_desc *desc
  * another node or out of range. Coherence is the caller's: write a peer's tile only while its
  * owner holds it in STARPU_W (starpu_data_acquire on its handle), read one while the owner
  * holds it in STARPU_R, and keep a node barrier between the holds and the copies, as the
- * ScaLAPACK drop-in's redistribution between the ranks of a node does. */
+ * ScaLAPACK drop-in's redistribution between the ranks of a node does; or fill tiles as the
+ * product runs with starpu_gemm_opts.before_task (the drop-in's moves beside the product). */
 void *starpu_gemm_desc_tile_in_reach(const struct starpu_gemm_desc *desc, int i, int j,
                                      int64_t *ld);
 /* Elements in tile (i,j): rows, cols. */
@@ -318,6 +319,16 @@ struct starpu_gemm_opts {
 	                    * b, c, d, lookahead, host_mem, gpu_mem, no_throttle, c_home,
 	                    * static_gpu and gpu_peers are then the plan's; the other fields
 	                    * still apply. */
+	/* NULL (default), or called on the thread that submits the product's tasks, before
+	 * each task GEMM(i, j, k) (C(i,j) += op(A)(i,k) op(B)(k,j), tile indices) in the order
+	 * they are submitted, on every rank for every task of the product, its own and the
+	 * others': a caller that fills A's, B's or C's tiles while the product runs (the
+	 * ScaLAPACK drop-in fills them from the application's arrays) returns once the task's
+	 * tiles are filled, and no task reads them before. Tiles so filled must hold no stale
+	 * copy elsewhere (a STARPU_W acquire and release of each first). The function must not
+	 * call starpu_gemm, nor wait for the product's tasks. starpu_gemm_gemm_ex sets its own. */
+	void (*before_task)(void *arg, int i, int j, int k);
+	void *before_task_arg;
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);

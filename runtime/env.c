@@ -157,6 +157,12 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	         "a number of threads", "0", "the cores the rank is bound to, at most 16",
 	         "threads per rank redistributing p?gemm_'s operands (at most 1024)",
 	         "starpu_gemm_scalapack"),
+	DOOR_INT(SG_ENV_GEMM_SCALAPACK_OVERLAP, "STARPU_GEMM_SCALAPACK_OVERLAP", 0, 1, SWITCH,
+	         "-1", "1 where every process of the grid has a GPU, else 0",
+	         "1: a grid on one node moves p?gemm_'s operands into the tiles beside the product, "
+	         "which waits only for each task's own tiles, and C's tiles back as they are done; "
+	         "0: before the product and after it (a grid's ranks use the smallest value among "
+	         "them)", "starpu_gemm_scalapack"),
 };
 
 const char *sg_printable(const char *text, char *out, size_t len)

@@ -39,14 +39,20 @@ hard() {
 # check NP PREC WHAT [fallback]: run the tester on the P?BLAS3TST.dat in place and judge its
 # output; "fallback": MPI left at the thread level the testers ask for (MPI_Init: single), so
 # the library must say so once and hand every call to ScaLAPACK.
+# check NP PREC WHAT [MODE [VAR=VALUE...]]: MODE ours (default) or fallback; the settings are
+# passed to every rank (STARPU_GEMM_SCALAPACK_OVERLAP=1: each call must say it moved the
+# operands beside the product).
 check() {
   local np=$1 prec=$2 what=$3 mode=${4:-ours} lower log threads=(-x OMPI_MPI_THREAD_LEVEL=3)
+  shift $(($# < 4 ? $# : 4))
+  local settings=() setting
+  for setting in "$@"; do settings+=(-x "$setting"); done
   [ "$mode" = fallback ] && threads=()
   lower=$(echo "$prec" | tr SDCZ sdcz)
   log="$work/$lower-$what.log"
   "$run" "$np" -x LD_PRELOAD="$lib" -x STARPU_GEMM_SCALAPACK_THRESHOLD=0 \
     -x STARPU_GEMM_VERBOSE=1 -x STARPU_GEMM_SCALAPACK_TILE=8 "${threads[@]}" \
-    -x OPENBLAS_NUM_THREADS=1 "$testers/${lower}pb3tst" > "$log" 2>&1
+    -x OPENBLAS_NUM_THREADS=1 "${settings[@]}" "$testers/${lower}pb3tst" > "$log" 2>&1
   local status=$?
   # "|  PDGEMM  TOTAL  PASSED  FAILED  SKIPPED"
   read -r total passed failed skipped < <(sed -n "s/^ *| *P${prec}GEMM *//p" "$log")
@@ -61,6 +67,13 @@ check() {
     [ "$(grep -o "starpu_gemm_scalapack: warning: MPI was initialised with thread level" \
          "$log" | wc -l)" -eq 1 ] || expected="one warning"
   fi
+  case " $* " in
+    *" STARPU_GEMM_SCALAPACK_OVERLAP=1 "*)
+      # Every call that multiplies (not the "no product" ones: K = 0 or alpha = 0).
+      [ $(($(grep -o "moves planned in .* beside it" "$log" | wc -l) +
+           $(grep -o "in place, no product" "$log" | wc -l))) = "$ours" ] ||
+        expected="$expected, each with the moves beside the product" ;;
+  esac
   if grep -q "Test for error exits flag *: *T" "$log" &&
      ! grep -q "Error-exit tests completed" "$log"; then
     errexit=missing
@@ -98,6 +111,14 @@ hard D 1 2 2 2.0 0.0 "1 0 1 0 1 1" "0 1 1 0 1 0"; check 4 D hard-beta0
 hard Z 1 2 2 "(2.0,-4.0)" "(0.0,0.0)" "1 0 1 0 1 1" "0 1 1 0 1 0"; check 4 Z hard-beta0
 hard S 1 1 3 0.0 3.0 "$zeros" "2 1 0 2 1 0" "$zeros" "1 0 2 2 0 1"; check 3 S hard-alpha0
 # MPI_THREAD_SINGLE: one warning, every call (errors included) to ScaLAPACK.
+# The moves beside the product (the default where GPUs compute it), forced on these CPUs.
+overlap=STARPU_GEMM_SCALAPACK_OVERLAP=1
+hard Z 1 2 2 "(2.0,-4.0)" "(3.0,-2.0)" "1 0 1 0 1 1" "0 1 1 0 1 0"
+check 4 Z hard-2x2-overlap ours $overlap
+check 4 Z hard-2x2-overlap-stage-c ours $overlap STARPU_GEMM_STAGE_C=1
+hard D 1 1 3 2.0 3.0 "$zeros" "2 1 0 2 1 0" "$zeros" "1 0 2 2 0 1"; check 3 D hard-1x3-overlap ours $overlap
+hard D 1 2 2 2.0 0.0 "1 0 1 0 1 1" "0 1 1 0 1 0"; check 4 D hard-beta0-overlap ours $overlap
 only_gemm "$testers/PDBLAS3TST.dat" > PDBLAS3TST.dat
+check 4 D stock-overlap ours $overlap
 check 4 D stock-thread-single fallback
 exit $((failures > 0))
