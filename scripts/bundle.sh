@@ -73,7 +73,10 @@ for f in cpu.sh gpu.sh arrays.sh tensor.sh node.sh lib.sh report.py targets.csv 
 done
 # The GPU tests (tests/gpu.sh) and what they run; the perf-model scripts.
 mkdir -p "$sg/build/tests" "$sg/tests" "$sg/scripts"
-for t in test_codelets test_pgemm test_gemm test_user_desc test_tensor; do
+tests=(test_codelets test_pgemm test_gemm test_user_desc test_tensor)
+# The ScaLAPACK drop-in's own check (a residual against the reference), for runs on GPUs.
+if [ "$with_scalapack" = 1 ]; then tests+=(test_scalapack_app); fi
+for t in "${tests[@]}"; do
   cp "$build/tests/$t" "$sg/build/tests/" || die "$build/tests/$t was not built"
 done
 cp "$top/tests/gpu.sh" "$top/tests/mpirun.sh" "$top/tests/gemm.sh" "$top/tests/user_desc.sh" \
