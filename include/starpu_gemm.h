@@ -321,8 +321,8 @@ struct starpu_gemm_opts {
 	                    * still apply. */
 	/* NULL (default), or called on the thread that submits the product's tasks, before
 	 * each task GEMM(i, j, k) (C(i,j) += op(A)(i,k) op(B)(k,j), tile indices) in the order
-	 * they are submitted, on every rank for every task of the product, its own and the
-	 * others': a caller that fills A's, B's or C's tiles while the product runs (the
+	 * they are submitted, on every rank that holds a tile of A, B or C, for every task of
+	 * the product, its own and the others': a caller that fills A's, B's or C's tiles while the product runs (the
 	 * ScaLAPACK drop-in fills them from the application's arrays) returns once the task's
 	 * tiles are filled, and no task reads them before. Tiles so filled must hold no stale
 	 * copy elsewhere (a STARPU_W acquire and release of each first). The function must not

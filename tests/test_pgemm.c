@@ -121,6 +121,43 @@ static void report(const struct gemm_case *tc, int P, int Q, const char *plan, d
 		           creal(tc->alpha), cimag(tc->alpha), creal(tc->beta), cimag(tc->beta), r);
 }
 
+/* opts.before_task: every task of the product once, each C tile's k steps in order. */
+struct task_count {
+	int Mt, Nt, Kt;
+	int64_t calls, misordered;
+	int *next_k; /* per C tile: the k its next call must have */
+};
+
+static void count_task(void *arg, int i, int j, int k)
+{
+	struct task_count *tc = arg;
+	tc->calls++;
+	if (i < 0 || i >= tc->Mt || j < 0 || j >= tc->Nt || tc->next_k[j * tc->Mt + i]++ != k)
+		tc->misordered++;
+}
+
+static void check_before_task(const struct gemm_case *tc, int P, int Q, uint64_t seed)
+{
+	struct task_count count = { (int)((tc->M + tc->tile - 1) / tc->tile),
+	                            (int)((tc->N + tc->tile - 1) / tc->tile),
+	                            (int)((tc->K + tc->tile - 1) / tc->tile), 0, 0, NULL };
+	count.next_k = calloc((size_t)count.Mt * count.Nt, sizeof(int));
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	opts.before_task = count_task;
+	opts.before_task_arg = &count;
+	report(tc, P, Q, "before_task", run_case(tc, P, Q, &opts, seed));
+	int64_t tasks = (int64_t)count.Mt * count.Nt * count.Kt;
+	/* A rank that holds no tile of A, B or C does not walk. */
+	sgt_expect((count.calls == tasks || count.calls == 0) && count.misordered == 0,
+	           "before_task on rank %d: %lld calls for %lld tasks, %lld out of order", sgt_rank,
+	           (long long)count.calls, (long long)tasks, (long long)count.misordered);
+	if (sgt_rank == 0)
+		printf("before_task: %lld calls on rank 0, one per task, each C tile's k in order\n",
+		       (long long)count.calls);
+	free(count.next_k);
+}
+
 /* Fixed grid: the issue-4 matrix of grids, with forced plans on request. */
 static void fixed_cases(int P, int Q, int ncases, int forced, int home, uint64_t seed)
 {
@@ -138,6 +175,8 @@ static void fixed_cases(int P, int Q, int ncases, int forced, int home, uint64_t
 		starpu_gemm_opts_init(&opts);
 		opts.c_home = home;
 		report(&tc, P, Q, home ? "C at home" : "auto", run_case(&tc, P, Q, &opts, case_seed));
+		if (n == 0 && !home)
+			check_before_task(&tc, P, Q, case_seed);
 		if (home) {
 			opts.b = opts.c = opts.d = 1;
 			opts.lookahead = 1;
