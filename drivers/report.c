@@ -145,6 +145,12 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		       sg_env_is_set(SG_ENV_SCHED) ? "STARPU_SCHED" :
 		       rep->ncuda ? "the library's default with CUDA workers; STARPU_SCHED overrides"
 		                  : "the library's default on CPU workers; STARPU_SCHED overrides");
+		/* The library chooses it from the job's nodes where the user did not
+		 * (runtime/node_conf.c). */
+		const char *sends = getenv("STARPU_MPI_NDETACHED_SEND");
+		if (rep->nranks > 1)
+			printf("MPI: at most %s tile sends in flight per rank "
+			       "(STARPU_MPI_NDETACHED_SEND)\n", sends && *sends ? sends : "10");
 		for (int r = 0; r < rep->nranks; r++) {
 			printf("workers: rank %d: %d CPU", r, all[3 * r]);
 			if (all[3 * r + 1] || all[3 * r + 2]) /* CPU-only ranks: no word of GPUs */

@@ -3,6 +3,7 @@
  * application that starts StarPU itself): starpu_gemm_conf_defaults in the public header. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
@@ -12,6 +13,7 @@
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
 #include "runtime/comm.h"
+#include "common/errors.h"
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -251,6 +253,52 @@ static int job_ranks(MPI_Comm comm)
 	return ranks;
 }
 
+/* Nodes of the job that exchange tiles through MPI: each rank with STARPU_GEMM_SHARE_NODE=0
+ * or under SimGrid (every simulated rank a node), else the machines (collective). */
+static int job_nodes(MPI_Comm comm)
+{
+	int ranks = job_ranks(comm);
+#ifdef STARPU_SIMGRID
+	return ranks;
+#else
+	if (ranks == 1 || sg_env_int(SG_ENV_GEMM_SHARE_NODE) == 0)
+		return ranks;
+	if (comm == MPI_COMM_NULL)
+		comm = MPI_COMM_WORLD;
+	int node_rank, nodes = 0;
+	SG_MPI_FATAL(MPI_Comm_rank(sg_node_comm(comm), &node_rank));
+	int leader = node_rank == 0;
+	SG_MPI_FATAL(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm));
+	return nodes;
+#endif
+}
+
+/* StarPU-MPI keeps at most STARPU_MPI_NDETACHED_SEND sends in flight per rank (default 10),
+ * taken in priority order (the walk's): a rank of a 2D grid sends its tiles to the P + Q - 2
+ * other nodes of its grid row and column, and a count that is not a multiple of those leaves
+ * some links with fewer sends than others. Simulated 16 nodes x 4 H200 at 200 Gb/s, 4 x 4,
+ * n = 131072: 2, 4, 6, 8, 10, 12, 24 sends gave 1379, 1662, 1881, 1768, 1772, 1883, 1844
+ * TFLOP/s; on one 4 x H200 node, 2 ranks each its own node (1 x 2), n = 32768: 1.34-1.39 s with
+ * 2 against 1.38-1.50 s with 10 (bench/results/node-h200x4-20261127x.log). So twice the other
+ * nodes of the most square grid over the job's nodes, unless the user set it.
+ * scripts/simgrid/simulate.sh gives the same (StarPU-MPI under SMPI reads it before this). */
+static void mpi_sends_in_flight(MPI_Comm comm)
+{
+	if (sg_env_is_set(SG_ENV_MPI_NDETACHED_SEND))
+		return;
+	int nodes = job_nodes(comm);
+	if (nodes < 2)
+		return;
+	int rows = 1;
+	for (int p = 1; p * p <= nodes; p++)
+		if (nodes % p == 0)
+			rows = p;
+	int others = rows + nodes / rows - 2;
+	char value[16];
+	snprintf(value, sizeof(value), "%d", 2 * (others > 1 ? others : 1));
+	setenv("STARPU_MPI_NDETACHED_SEND", value, 0);
+}
+
 /* Measured on 2 cores, N=4096 DGEMM (bench/README.md): StarPU-MPI keeps a core for its
  * progress thread when STARPU_NCPU is unset, which halves one rank (40 GFLOP/s with 1 worker,
  * 72 with 2) and leaves a rank on one core with no worker at all. That thread sleeps on a
@@ -262,6 +310,8 @@ int starpu_gemm_conf_defaults(struct starpu_conf *conf, MPI_Comm comm, int mpi)
 	share_count = 0; /* a share of an earlier start of StarPU is not this one's */
 	if (!sg_env_is_set(SG_ENV_SCHED))
 		conf->sched_policy_name = gpu ? SG_GPU_SCHED : SG_CPU_SCHED;
+	if (mpi)
+		mpi_sends_in_flight(comm);
 #ifdef STARPU_SIMGRID
 	/* Simulated CPUs: nothing to bind, and the application's collectives are not delivered
 	 * under SMPI (runtime/comm.h). */

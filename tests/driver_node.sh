@@ -70,9 +70,12 @@ if env STARPU_GEMM_SHARE_NODE=0 timeout -k 10 180 "${MPIRUN:-mpirun}" -np 4 -x S
   planned=$(sed -n 's/.* \([0-9]*\) tile handles (.*/\1/p' "$out")
   read -r inserted run handles total < <(echo "$line" |
     sed -n 's/.*: \([0-9]*\) tasks inserted of the product.s [0-9]* (\([0-9]*\) run here).*; \([0-9]*\) tile handles of the \([0-9]*\)/\1 \2 \3 \4/p')
+  # StarPU-MPI's sends in flight: twice the 2 other nodes of a rank's row and column of the
+  # 2 x 2 grid of nodes (runtime/node_conf.c; tests/simulate.sh checks simulate.sh's value).
+  sends=$(sed -n 's/^MPI: at most \([0-9]*\) tile sends in flight per rank.*/\1/p' "$out")
   if [ -n "${inserted:-}" ] && [ "$inserted" = "$run" ] && [ "$handles" = 51 ] &&
-     [ "$planned" = 51 ] && [ "$total" = 120 ]; then
-    echo "PASS each rank its own node: rank 0 inserts the $run tasks it runs, registers $handles of $total tiles (plan $planned)"
+     [ "$planned" = 51 ] && [ "$total" = 120 ] && [ "$sends" = 4 ]; then
+    echo "PASS each rank its own node: rank 0 inserts the $run tasks it runs, registers $handles of $total tiles (plan $planned); $sends sends in flight per rank"
   else
     echo "FAIL each rank its own node: '$line', plan's handles '$planned'"; cat "$out" "$err"
     failures=$((failures + 1))
