@@ -299,6 +299,14 @@ static int scale_c(const struct sg_pgemm_args *g, MPI_Comm comm, const char *sym
 	return ret;
 }
 
+/* STARPU_GEMM_SCALAPACK_OVERLAP as the grid's smallest value decides: 0 (a rank said 0: off),
+ * 1 (a rank left it unset: where every rank has a GPU), 2 (every rank said 1: on). */
+static int overlap_setting(void)
+{
+	int64_t v = sg_env_int(SG_ENV_GEMM_SCALAPACK_OVERLAP); /* -1: unset */
+	return v < 0 ? 1 : 2 * (int)v;
+}
+
 /* Collective over the grid. 0 when the call was done here, else the caller hands it on. */
 static int door(const struct sg_pgemm_args *g, const char *symbol)
 {
@@ -308,7 +316,7 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 	/* All ranks must cut the matrices alike, and move C alike: the smallest wins. */
 	int mine[5] = { ok, ok && starpu_cuda_worker_get_count() > 0, sg_scalapack_tile_setting(),
 	                (int)sg_env_int(SG_ENV_GEMM_STAGE_C),
-	                (int)sg_env_int(SG_ENV_GEMM_SCALAPACK_OVERLAP) /* -1: unset */ };
+	                overlap_setting() };
 	int all[5];
 	SG_MPI_FATAL(MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, comm));
 	if (!all[0])
@@ -343,7 +351,7 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 		return -ENOMEM;
 	/* The moves beside the product where GPUs compute it (CPU workers would share the cores
 	 * with the copiers), unless the setting says. */
-	int overlap = all[4] == 1 || (all[4] == -1 && all[1]);
+	int overlap = all[4] == 2 || (all[4] == 1 && all[1]);
 	int ret = single ? multiply_in_place(g, tile, &t)
 	                 : multiply(g, comm, tile, all[3], overlap, &t);
 	int rank;

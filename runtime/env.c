@@ -168,8 +168,8 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	         "-1", "1 where every process of the grid has a GPU, else 0",
 	         "1: a grid on one node moves p?gemm_'s operands into the tiles beside the product, "
 	         "which waits only for each task's own tiles, and C's tiles back as they are done; "
-	         "0: before the product and after it (a grid's ranks use the smallest value among "
-	         "them)", "starpu_gemm_scalapack"),
+	         "0: before the product and after it (over a grid, one rank's 0 wins, then one "
+	         "rank's unset)", "starpu_gemm_scalapack"),
 };
 
 const char *sg_printable(const char *text, char *out, size_t len)

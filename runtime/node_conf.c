@@ -253,26 +253,6 @@ static int job_ranks(MPI_Comm comm)
 	return ranks;
 }
 
-/* Nodes of the job that exchange tiles through MPI: each rank with STARPU_GEMM_SHARE_NODE=0
- * or under SimGrid (every simulated rank a node), else the machines (collective). */
-static int job_nodes(MPI_Comm comm)
-{
-	int ranks = job_ranks(comm);
-#ifdef STARPU_SIMGRID
-	return ranks;
-#else
-	if (ranks == 1 || sg_env_int(SG_ENV_GEMM_SHARE_NODE) == 0)
-		return ranks;
-	if (comm == MPI_COMM_NULL)
-		comm = MPI_COMM_WORLD;
-	int node_rank, nodes = 0;
-	SG_MPI_FATAL(MPI_Comm_rank(sg_node_comm(comm), &node_rank));
-	int leader = node_rank == 0;
-	SG_MPI_FATAL(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm));
-	return nodes;
-#endif
-}
-
 /* StarPU-MPI keeps at most STARPU_MPI_NDETACHED_SEND sends in flight per rank (default 10),
  * taken in priority order (the walk's): a rank of a 2D grid sends its tiles to the P + Q - 2
  * other nodes of its grid row and column, and a count that is not a multiple of those leaves
@@ -284,10 +264,24 @@ static int job_nodes(MPI_Comm comm)
  * scripts/simgrid/simulate.sh gives the same (StarPU-MPI under SMPI reads it before this). */
 static void mpi_sends_in_flight(MPI_Comm comm)
 {
-	if (sg_env_is_set(SG_ENV_MPI_NDETACHED_SEND))
-		return;
-	int nodes = job_nodes(comm);
-	if (nodes < 2)
+	int nodes = job_ranks(comm);
+#ifndef STARPU_SIMGRID /* every simulated rank is a node */
+	if (nodes > 1) {
+		/* Collective on every rank whatever its settings (a rank that skipped it would
+		 * leave the others waiting in it): the machines, and whether every rank shares
+		 * its node (else each rank is a node: STARPU_GEMM_SHARE_NODE=0). */
+		if (comm == MPI_COMM_NULL)
+			comm = MPI_COMM_WORLD;
+		int node_rank, mine[2], all[2];
+		SG_MPI_FATAL(MPI_Comm_rank(sg_node_comm(comm), &node_rank));
+		mine[0] = node_rank == 0;
+		mine[1] = sg_env_int(SG_ENV_GEMM_SHARE_NODE) != 0;
+		SG_MPI_FATAL(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm));
+		if (all[1] == nodes)
+			nodes = all[0];
+	}
+#endif
+	if (nodes < 2 || sg_env_is_set(SG_ENV_MPI_NDETACHED_SEND))
 		return;
 	int rows = 1;
 	for (int p = 1; p * p <= nodes; p++)
