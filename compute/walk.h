@@ -37,4 +37,22 @@ int sg_walk_in_last_shell(const struct starpu_gemm_plan *plan, int i, int j);
 /* How many C tiles that shell holds, over all ranks. */
 int sg_walk_last_shell_tiles(const struct starpu_gemm_plan *plan);
 
+/* The walk keeps a C tile's updates together within a chunk: when it leaves a tile after the
+ * tile's last k step, the tile is final and can go home while the rest computes (the doors'
+ * copies back). Fed every task GEMM(i, j, k) of C tiles one follows, in the walk's order;
+ * returns 1 with the tile left in (*i0, *j0) when the one before was a tile's last update. */
+struct sg_walk_leave {
+	int i, j, k;       /* the last task fed; i = -1 before the first */
+};
+
+static inline int sg_walk_leaves_tile(struct sg_walk_leave *l, int Kt, int i, int j, int k,
+                                      int *i0, int *j0)
+{
+	int left = l->i >= 0 && (l->i != i || l->j != j) && l->k == Kt - 1;
+	*i0 = l->i;
+	*j0 = l->j;
+	*l = (struct sg_walk_leave){ i, j, k };
+	return left;
+}
+
 #endif

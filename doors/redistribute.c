@@ -198,9 +198,13 @@ void sg_redist_free(struct sg_redist *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void copy(void *buf, void *mine, size_t bytes, int to_buf)
+/* Into a tile or the application's array, the stores stream (common/stream_copy.h); into an
+ * MPI packing buffer (packing), which this process's MPI_Alltoallv reads next, they do not. */
+static void copy(void *buf, void *mine, size_t bytes, int to_buf, int packing)
 {
-	if (to_buf)
+	if (to_buf && packing)
+		memcpy(buf, mine, bytes);
+	else if (to_buf)
 		sg_stream_copy(buf, mine, bytes);
 	else
 		sg_stream_copy(mine, buf, bytes);
@@ -209,12 +213,12 @@ static void copy(void *buf, void *mine, size_t bytes, int to_buf)
 /* A run between mine and buf (copy), or into the local array as local = buf + beta*local
  * (r->add_back). */
 static void move_run(const struct sg_redist *r, void *buf, void *mine, size_t bytes, int to_buf,
-                     int mine_is_local)
+                     int mine_is_local, int packing)
 {
 	if (!to_buf && mine_is_local && r->add_back.p)
 		sg_add_back(&r->add_back, mine, buf, (int64_t)(bytes / r->elemsize));
 	else
-		copy(buf, mine, bytes, to_buf);
+		copy(buf, mine, bytes, to_buf, packing);
 }
 
 void sg_redist_for_local(const struct sg_redist *r, void (*fn)(void *elems, int count,
@@ -346,12 +350,12 @@ static void move_piece(const void *walk, int piece)
 			size_t bytes = (size_t)row->len * r->elemsize;
 			if (w->node_ptr) {
 				move_run(r, in_node_tile(r, w, row, c, k), in_local(r, row, c, k), bytes,
-				         w->to_buf, 1);
+				         w->to_buf, 1, 0);
 				continue;
 			}
 			if (w->bc_side && w->tile_side) {
 				move_run(r, in_tile(r, w->h, row, c, k), in_local(r, row, c, k), bytes,
-				         w->to_buf, 1);
+				         w->to_buf, 1, 0);
 				continue;
 			}
 			int peer_row = w->bc_side ? tile_row : bc_row;
@@ -360,7 +364,7 @@ static void move_piece(const void *walk, int piece)
 				continue; /* copied by the walk of both sides */
 			int64_t at = w->displs[peer] + (c->offset + k) * w->rows[peer_row] + row->offset;
 			move_run(r, w->buf + (size_t)at * r->elemsize, w->bc_side ? in_local(r, row, c, k)
-			         : in_tile(r, w->h, row, c, k), bytes, w->to_buf, w->bc_side);
+			         : in_tile(r, w->h, row, c, k), bytes, w->to_buf, w->bc_side, 1);
 		}
 	}
 	/* Before the barrier or message that hands the copies on. */
@@ -411,7 +415,7 @@ void sg_redist_move_tile_part(const struct sg_redist *r, char *base, int64_t ld,
 				const struct sg_run *row = &r->row_runs[rr];
 				if (row->tile == ti && row->bc_proc == myrow)
 					move_run(r, in_tile_at(r, base, ld, row, c, k), in_local(r, row, c, k),
-					         (size_t)row->len * r->elemsize, to_tile, 1);
+					         (size_t)row->len * r->elemsize, to_tile, 1, 0);
 			}
 	}
 }

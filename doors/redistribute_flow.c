@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/stream_copy.h"
 #include "common/threads.h"
+#include "compute/walk.h"
 
 /* Slices of a tile's columns that copiers take at once: a DGEMM tile of 4096 held by one
  * process is 128 MiB, which one thread copies in ~15 ms, and the first task waits for two. */
@@ -32,7 +33,6 @@ struct sg_redist_flow {
 	int *counter[3];                            /* in the window: A's, B's, C's fills */
 	int *home;                                  /* in the window: C's tiles back home */
 	MPI_Win win;
-	int64_t cols[3];                            /* each operand's columns */
 	int in, Kt, rank;
 	char transA, transB;
 	struct item *items;                         /* this rank's copies in, in the k steps' order */
@@ -44,7 +44,7 @@ struct sg_redist_flow {
 	int nthreads;
 	struct back_ref *refs;                      /* per C tile: its acquire, once posted */
 	int posted, fired;
-	int last_i, last_j, last_k;                 /* the walk's last task on this rank's C */
+	struct sg_walk_leave leave;                 /* the walk's last task on this rank's C */
 	double waited;
 };
 
@@ -53,9 +53,9 @@ static int ready(const struct sg_redist_flow *f, int x, int t)
 	return __atomic_load_n(&f->counter[x][t], __ATOMIC_ACQUIRE) >= f->expected[x][t];
 }
 
-static void pause_briefly(void)
+static void pause_for(long microseconds)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = { 0, microseconds * 1000 };
 	nanosleep(&ts, NULL);
 }
 
@@ -63,11 +63,10 @@ static void pause_briefly(void)
 static void move_slice(const struct sg_redist_flow *f, const struct item *it, int to_tile)
 {
 	const struct sg_redist *r = &f->r[it->x];
-	int ti = it->t % r->mt, tj = it->t / r->mt;
-	int64_t left = f->cols[it->x] - (int64_t)tj * r->tile;
-	int64_t width = left < r->tile ? left : r->tile;
-	int c0 = (int)(width * it->slice / FLOW_SLICES);
-	int c1 = (int)(width * (it->slice + 1) / FLOW_SLICES);
+	int ti = it->t % r->mt, tj = it->t / r->mt, rows, width;
+	starpu_gemm_desc_tile_shape(f->desc[it->x], ti, tj, &rows, &width);
+	int c0 = (int)((int64_t)width * it->slice / FLOW_SLICES);
+	int c1 = (int)((int64_t)width * (it->slice + 1) / FLOW_SLICES);
 	sg_redist_move_tile_part(r, f->ptr[it->x][it->t], f->ld[it->x][it->t], ti, tj, c0, c1,
 	                         to_tile);
 	sg_stream_fence();
@@ -90,8 +89,10 @@ static void copy_back(struct sg_redist_flow *f)
 		}
 		if (!left || __atomic_load_n(&f->stop, __ATOMIC_ACQUIRE))
 			return;
+		/* A C tile comes home every few ms (64 of them in 0.34 s on 4 H200): copiers that
+		 * found none sleep long enough to leave the cores to StarPU's threads. */
 		if (!took)
-			pause_briefly();
+			pause_for(200);
 	}
 }
 
@@ -127,32 +128,45 @@ static void add_items(struct item *items, int *n, const struct sg_redist *r, int
 		items[(*n)++] = (struct item){ x, tj * r->mt + ti, s };
 }
 
-/* The copies in, in the order the walk reads the tiles: k step by k step (A's tiles of step k,
- * then B's), C's (when it moves in) after the first step's. */
-static int list_items(struct sg_redist_flow *f)
+/* The copies in, in the order the product's walk first reads the tiles (compute/walk.h):
+ * the walk waits for each task's own tiles, and its first tasks need the first rows of A and
+ * columns of B of a chunk's k steps, not the whole k panels (k step by k step, the walk waited
+ * 0.23-0.31 s of a 0.53 s product on 4 H200, bench/notes-arrays.md). */
+static int list_items(struct sg_redist_flow *f, const struct starpu_gemm_plan *plan)
 {
-	size_t most = 0;
-	for (int x = 0; x < 3; x++)
+	size_t most = 0, tiles = 0;
+	for (int x = 0; x < 3; x++) {
 		most += (size_t)f->r[x].mt * f->r[x].nt * FLOW_SLICES;
+		tiles += (size_t)f->r[x].mt * f->r[x].nt;
+	}
 	f->items = malloc(most * sizeof(*f->items));
 	f->back = malloc(most * sizeof(*f->back));
 	f->claimed = calloc(most ? most : 1, 1);
-	if (!f->items || !f->back || !f->claimed)
+	unsigned char *listed = calloc(tiles ? tiles : 1, 1);
+	if (!f->items || !f->back || !f->claimed || !listed) {
+		free(listed);
 		return -ENOMEM;
-	const struct sg_redist *A = &f->r[0], *B = &f->r[1], *C = &f->r[2];
-	int Mt = C->mt, Nt = C->nt;
-	for (int k = 0; k < f->Kt; k++) {
-		for (int i = 0; i < Mt; i++)
-			add_items(f->items, &f->nitems, A, 0, f->transA == 'N' ? i : k,
-			          f->transA == 'N' ? k : i);
-		for (int j = 0; j < Nt; j++)
-			add_items(f->items, &f->nitems, B, 1, f->transB == 'N' ? k : j,
-			          f->transB == 'N' ? j : k);
-		for (int t = 0; k == 0 && f->in == 3 && t < Mt * Nt; t++)
-			add_items(f->items, &f->nitems, C, 2, t % Mt, t / Mt);
 	}
-	for (int t = 0; t < Mt * Nt; t++)
-		add_items(f->back, &f->nback, C, 2, t % Mt, t / Mt);
+	unsigned char *listed_of[3] = { listed, listed + f->r[0].mt * f->r[0].nt,
+	                                listed + f->r[0].mt * f->r[0].nt + f->r[1].mt * f->r[1].nt };
+	struct sg_walk w;
+	sg_walk_start(&w, plan);
+	while (sg_walk_next_chunk(&w)) {
+		int i, j, k;
+		while (sg_walk_next_task(&w, &i, &j, &k))
+			for (int x = 0; x < f->in; x++) {
+				int t = task_tile(f, x, i, j, k);
+				if (!listed_of[x][t]) {
+					listed_of[x][t] = 1;
+					add_items(f->items, &f->nitems, &f->r[x], x, t % f->r[x].mt,
+					          t / f->r[x].mt);
+				}
+			}
+	}
+	free(listed);
+	const struct sg_redist *C = &f->r[2];
+	for (int t = 0; t < C->mt * C->nt; t++)
+		add_items(f->back, &f->nback, C, 2, t % C->mt, t / C->mt);
 	return 0;
 }
 
@@ -167,8 +181,6 @@ static int map_tiles(struct sg_redist_flow *f)
 		f->expected[x] = malloc(tiles * sizeof(*f->expected[x]));
 		if (!f->ptr[x] || !f->ld[x] || !f->expected[x])
 			return -ENOMEM;
-		for (int c = 0; c < r->ncol_runs; c++)
-			f->cols[x] += r->col_runs[c].len;
 		for (int j = 0; j < r->nt; j++)
 			for (int i = 0; i < r->mt; i++) {
 				int t = j * r->mt + i, holders;
@@ -238,21 +250,23 @@ static void flow_free(struct sg_redist_flow *f)
 
 struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
                                             struct starpu_gemm_desc *const *desc, int in,
-                                            char transA, char transB, int threads)
+                                            char transA, char transB,
+                                            const struct starpu_gemm_plan *plan, int threads)
 {
 	MPI_Comm comm = r[0].comm;
 	struct sg_redist_flow *f = calloc(1, sizeof(*f));
 	int ret = f ? 0 : -ENOMEM;
 	if (f) {
 		*f = (struct sg_redist_flow){ .r = r, .in = in, .transA = transA, .transB = transB,
-		                              .rank = r[0].rank, .last_i = -1, .win = MPI_WIN_NULL };
+		                              .rank = r[0].rank, .leave = { .i = -1 },
+		                              .win = MPI_WIN_NULL };
 		for (int x = 0; x < 3; x++)
 			f->desc[x] = desc[x];
 		f->Kt = transA == 'N' ? r[0].nt : r[0].mt;
 		f->refs = calloc((size_t)r[2].mt * r[2].nt + 1, sizeof(*f->refs));
 		ret = f->refs ? map_tiles(f) : -ENOMEM;
 		if (!ret)
-			ret = list_items(f);
+			ret = list_items(f, plan);
 	}
 	/* A shared window is only for a communicator within one node: every tile in reach. */
 	int all = 0, ok = ret == 0;
@@ -308,44 +322,41 @@ void sg_redist_flow_before_task(void *flow, int i, int j, int k)
 	struct sg_redist_flow *f = flow;
 	if (starpu_gemm_desc_owner(f->desc[2], i, j) != f->rank)
 		return;
-	/* The walk keeps a C tile's updates together: when it leaves a tile after its last k,
-	 * the tile is final and can go back while the rest computes. */
-	if (f->last_i >= 0 && (f->last_i != i || f->last_j != j) && f->last_k == f->Kt - 1)
-		post_back(f, f->last_i, f->last_j);
-	f->last_i = i;
-	f->last_j = j;
-	f->last_k = k;
+	int li, lj;
+	if (sg_walk_leaves_tile(&f->leave, f->Kt, i, j, k, &li, &lj))
+		post_back(f, li, lj);
 	double t0 = sg_now();
 	for (int x = 0; x < f->in; x++)
 		while (!ready(f, x, task_tile(f, x, i, j, k)))
-			pause_briefly();
+			pause_for(20);
 	f->waited += sg_now() - t0;
 }
 
 double sg_redist_flow_finish(struct sg_redist_flow *f, int done)
 {
 	MPI_Comm comm = f->r[0].comm;
-	if (done) {
+	/* Every rank's product ran, or none of C goes back (the caller hands the call on). */
+	int all = 0;
+	SG_MPI_FATAL(MPI_Allreduce(&done, &all, 1, MPI_INT, MPI_MIN, comm));
+	if (all) {
 		/* After the product every C tile of this rank is home (starpu_gemm_wait). */
 		for (int j = 0; j < f->r[2].nt; j++)
 			for (int i = 0; i < f->r[2].mt; i++)
 				if (starpu_gemm_desc_owner(f->desc[2], i, j) == f->rank)
 					__atomic_store_n(&f->home[j * f->r[2].mt + i], 1, __ATOMIC_RELEASE);
-	}
-	/* A failed product (every rank agrees) sends nothing back. */
-	int all = 0;
-	SG_MPI_FATAL(MPI_Allreduce(&done, &all, 1, MPI_INT, MPI_MIN, comm));
-	if (!all)
+		if (f->nthreads == 0)
+			copy_back(f);
+	} else {
 		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
-	if (f->nthreads == 0 && all)
-		copy_back(f);
+	}
 	for (int t = 0; t < f->nthreads; t++)
 		pthread_join(f->ids[t], NULL);
+	/* The acquires' callbacks, which StarPU's workers run (not paused yet). */
 	while (__atomic_load_n(&f->fired, __ATOMIC_ACQUIRE) < f->posted)
-		pause_briefly();
+		pause_for(20);
 	/* No rank frees its tiles (the caller's next step) while another still reads them. */
 	SG_MPI_FATAL(MPI_Barrier(comm));
-	MPI_Win_free(&f->win);
+	SG_MPI_FATAL(MPI_Win_free(&f->win));
 	double waited = f->waited;
 	flow_free(f);
 	return waited;

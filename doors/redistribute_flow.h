@@ -23,17 +23,20 @@
 struct sg_redist_flow;
 
 /* Collective over r[0].comm. r and desc: A, B and C, planned and made (doors/scalapack.c); in:
- * how many of them move in (2: A and B; 3: C too); threads: copier threads. The flow, or NULL
- * on every rank where it cannot be used here (a tile out of reach, no shared window, no
- * memory): the caller then moves the operands before and after the product. */
+ * how many of them move in (2: A and B; 3: C too); plan: the product's (given to it in
+ * opts.plan), whose walk the copies follow; threads: copier threads. The flow, or NULL on
+ * every rank where it cannot be used here (a tile out of reach, no shared window, no memory):
+ * the caller then moves the operands before and after the product. */
 struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
                                             struct starpu_gemm_desc *const *desc, int in,
-                                            char transA, char transB, int threads);
+                                            char transA, char transB,
+                                            const struct starpu_gemm_plan *plan, int threads);
 /* starpu_gemm_opts.before_task over the flow. */
 void sg_redist_flow_before_task(void *flow, int i, int j, int k);
-/* Collective: after the product (done: it ran; else no C tile goes back), the rest of C back
- * into the local arrays, the threads joined, the window freed. The seconds the walk waited
- * for tiles, on this rank. */
+/* Collective: after the product (done: it ran on this rank; C goes back where it ran on
+ * every rank), the rest of C back into the local arrays, the threads joined, the window
+ * freed. Before StarPU's workers are paused: the acquires of C's tiles need them. The seconds
+ * the walk waited for tiles, on this rank. */
 double sg_redist_flow_finish(struct sg_redist_flow *f, int done);
 
 #endif

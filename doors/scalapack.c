@@ -174,37 +174,44 @@ struct timings {
 	int overlapped; /* ... beside the product (doors/redistribute_flow.h): in is then the
 	                 * planning and the copies' start, out the rest of C's copies after it */
 	double waited;  /* overlapped: how long rank 0's walk waited for its tasks' tiles */
-	double compute_start;
 };
 
 /* The product with the moves beside it: the tiles are filled as the walk goes, C's go back
  * as they are done. 1 when done so (ret: the product's), 0 when the flow cannot be used here
- * (nothing was moved). */
+ * (nothing was moved). t0: when the call began. */
 static int multiply_overlapped(const struct sg_pgemm_args *g, struct operands *o, int in,
-                               const void *beta, struct timings *t, int *ret)
+                               const void *beta, MPI_Comm comm, int tile, double t0,
+                               struct timings *t, int *ret)
 {
-	struct sg_redist_flow *f = sg_redist_flow_start(o->redist, o->desc, in, g->transA,
-	                                                g->transB, o->scratch->threads);
-	if (!f)
-		return 0;
+	/* The product's plan, made here so that the copies follow its walk. */
 	struct starpu_gemm_opts opts;
 	starpu_gemm_opts_init(&opts);
+	opts.beta_zero = scalar_is(sg_precision(g->prec), beta, 0);
+	struct starpu_gemm_dist dist = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC, .P = g->nprow,
+	                                 .Q = g->npcol };
+	struct starpu_gemm_plan plan;
+	if (!all_agree(comm, starpu_gemm_plan_sizes(&plan, g->prec, g->transA, g->transB, g->m,
+	                                            g->n, g->k, tile, &dist, comm, &opts) == 0))
+		return 0;
+	struct sg_redist_flow *f = sg_redist_flow_start(o->redist, o->desc, in, g->transA,
+	                                                g->transB, &plan, o->scratch->threads);
+	if (!f)
+		return 0;
+	opts.plan = &plan;
 	opts.before_task = sg_redist_flow_before_task;
 	opts.before_task_arg = f;
-	double t0 = MPI_Wtime();
-	t->compute_start = t0;
+	double t1 = MPI_Wtime();
 	starpu_resume(); /* workers sleep outside this (doors/scalapack_runtime.c) */
 	struct starpu_gemm_request *req;
 	*ret = starpu_gemm_pgemm_submit(g->transA, g->transB, g->alpha, o->desc[0], o->desc[1],
 	                                beta, o->desc[2], &opts, &req);
 	if (!*ret)
 		*ret = starpu_gemm_wait(req, NULL);
-	starpu_pause();
-	double t1 = MPI_Wtime();
+	double t2 = MPI_Wtime();
 	t->waited = sg_redist_flow_finish(f, *ret == 0);
-	t->compute = t1 - t0;
-	t->out = MPI_Wtime() - t1;
-	t->on_node = t->overlapped = 1;
+	starpu_pause();
+	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2,
+	                       .waited = t->waited, .on_node = 1, .overlapped = 1 };
 	return 1;
 }
 
@@ -234,8 +241,8 @@ static int multiply(const struct sg_pgemm_args *g, MPI_Comm comm, int tile, int 
 		read_c = 0;
 		beta = p->zero;
 	}
-	if (!ret && overlap && multiply_overlapped(g, &o, read_c ? 3 : 2, beta, t, &ret)) {
-		t->in = t->compute_start - t0; /* planning, and starting the copies */
+	if (!ret && overlap &&
+	    multiply_overlapped(g, &o, read_c ? 3 : 2, beta, comm, tile, t0, t, &ret)) {
 		release_operands(&o, ret != 0);
 		return ret;
 	}

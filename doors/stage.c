@@ -498,7 +498,7 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	}
 	for (int w = 0; w < st->norder; w++)
 		st->order[w].array->ready[st->order[w].tile] = 0;
-	st->last_tile = -1;
+	st->leave = (struct sg_walk_leave){ .i = -1 };
 	st->transA = ta;
 	st->transB = tb;
 	st->Kt = pl->Kt;
@@ -559,14 +559,10 @@ static int not_ready(struct sg_stage_array *a, int t, void *arg)
 void sg_stage_before_task(void *arg, int i, int j, int k)
 {
 	struct sg_stager *st = arg;
-	/* The walk keeps a C tile's updates together: when it leaves a tile after its last k,
-	 * the tile is final and can go back while the rest computes. */
-	int t = j * st->C.mt + i;
-	if (st->last_tile >= 0 && st->last_tile != t && st->last_k == st->Kt - 1 && st->C_desc &&
+	int li, lj;
+	if (sg_walk_leaves_tile(&st->leave, st->Kt, i, j, k, &li, &lj) && st->C_desc &&
 	    st->C.tiles && st->back)
-		send_back(st, st->last_tile);
-	st->last_tile = t;
-	st->last_k = k;
+		send_back(st, lj * st->C.mt + li);
 	double t0 = sg_now();
 	pthread_mutex_lock(&st->lock);
 	while (task_tiles(st, st->transA, st->transB, i, j, k, not_ready, NULL))

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "common/precision.h"
 #include "compute/problem.h"
+#include "compute/walk.h"
 
 /* One operand as the caller stores it, and its staged tiles. */
 struct sg_stage_array {
@@ -53,7 +54,7 @@ struct sg_stager {
 	 * last update, the tile is acquired (StarPU calls back when that task is done and the
 	 * tile is home), queued, copied back by the copiers and released. */
 	struct starpu_gemm_desc *C_desc;   /* set once the descriptors exist */
-	int last_tile, last_k;             /* the walk's last task: its C tile, its k */
+	struct sg_walk_leave leave;        /* the walk's last task */
 	char transA, transB;               /* the product's, and its k steps (sg_stage_start) */
 	int Kt;
 	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
