@@ -35,7 +35,7 @@ struct sg_redist_flow {
 	MPI_Win win;
 	int in, Kt, rank;
 	char transA, transB;
-	struct item *items;                         /* this rank's copies in, in the k steps' order */
+	struct item *items;                         /* this rank's copies in, in the walk's order */
 	int nitems, next_item;
 	struct item *back;                          /* C's slices this rank holds, to go back */
 	unsigned char *claimed;
