@@ -104,8 +104,8 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	/* Set by the library before StarPU-MPI starts, unless the user did (runtime/node_conf.c). */
 	STARPU_INT(SG_ENV_MPI_NDETACHED_SEND, "STARPU_MPI_NDETACHED_SEND", GROUP_STARPU, 0, INT_MAX,
 	           "a number of sends", "10",
-	           "twice the other nodes of a rank's grid row and column, P + Q - 2 for the most "
-	           "square P x Q grid over the job's nodes (each rank a node with "
+	           "the other nodes of a rank's grid row and column, P + Q - 2 (at least 2) for "
+	           "the most square P x Q grid over the job's nodes (each rank a node with "
 	           "STARPU_GEMM_SHARE_NODE=0); StarPU's 10 on one node",
 	           "StarPU-MPI's sends in flight per rank, taken in priority order (0: no limit)"),
 	STARPU_INT(SG_ENV_COMM_STATS, "STARPU_COMM_STATS", GROUP_STARPU, 0, INT_MAX, SWITCH, "0",

@@ -258,10 +258,13 @@ static int job_ranks(MPI_Comm comm)
  * other nodes of its grid row and column, and a count that is not a multiple of those leaves
  * some links with fewer sends than others. Simulated 16 nodes x 4 H200 at 200 Gb/s, 4 x 4,
  * n = 131072: 2, 4, 6, 8, 10, 12, 24 sends gave 1379, 1662, 1881, 1768, 1772, 1883, 1844
- * TFLOP/s; on one 4 x H200 node, 2 ranks each its own node (1 x 2), n = 32768: 1.34-1.39 s with
- * 2 against 1.38-1.50 s with 10 (bench/results/node-h200x4-20261127x.log). So twice the other
- * nodes of the most square grid over the job's nodes, unless the user set it.
- * scripts/simgrid/simulate.sh gives the same (StarPU-MPI under SMPI reads it before this). */
+ * TFLOP/s (1600 Gb/s: 6, 10, 12 gave 3132, 3127, 3146); 64 nodes (8 x 8) at 1600 Gb/s: 14
+ * gave 9754 against 9163 with 10, where 28 outgrew the simulating machine's memory (more
+ * messages in flight); on one 4 x H200 node, 2 ranks each its own node (1 x 2), n = 32768:
+ * 1.34-1.39 s with 2 against 1.38-1.50 s with 10 (bench/results/node-h200x4-20261127x.log). So
+ * one send per other node of the most square grid over the job's nodes, at least 2, unless
+ * the user set it. scripts/simgrid/simulate.sh gives the same (StarPU-MPI under SMPI reads
+ * it before this). */
 static void mpi_sends_in_flight(MPI_Comm comm)
 {
 	int nodes = job_ranks(comm);
@@ -289,7 +292,7 @@ static void mpi_sends_in_flight(MPI_Comm comm)
 			rows = p;
 	int others = rows + nodes / rows - 2;
 	char value[16];
-	snprintf(value, sizeof(value), "%d", 2 * (others > 1 ? others : 1));
+	snprintf(value, sizeof(value), "%d", others > 2 ? others : 2);
 	setenv("STARPU_MPI_NDETACHED_SEND", value, 0);
 }
 

@@ -106,14 +106,14 @@ export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
 export STARPU_NCUDA=${STARPU_NCUDA:-$rank_gpus} STARPU_NCPU=${STARPU_NCPU:-0}
 export STARPU_SCHED=${STARPU_SCHED:-dmdas}
 # StarPU-MPI's sends in flight: the library's default (runtime/node_conf.c,
-# mpi_sends_in_flight: twice P + Q - 2 for the most square grid over the job's nodes, every
-# simulated rank a node), given here because under SMPI StarPU-MPI reads it before the
-# driver's main starts. tests/simulate.sh checks that both give 4 for 4 nodes.
+# mpi_sends_in_flight: P + Q - 2, at least 2, for the most square grid over the job's nodes,
+# every simulated rank a node), given here because under SMPI StarPU-MPI reads it before the
+# driver's main starts. tests/simulate.sh checks that both give 3 for 6 nodes.
 if [ -z "${STARPU_MPI_NDETACHED_SEND:-}" ] && [ "$ranks" -gt 1 ]; then
   rows=1
   for ((p = 1; p * p <= ranks; p++)); do (( ranks % p == 0 )) && rows=$p; done
   others=$((rows + ranks / rows - 2))
-  export STARPU_MPI_NDETACHED_SEND=$((2 * (others > 1 ? others : 1)))
+  export STARPU_MPI_NDETACHED_SEND=$((others > 2 ? others : 2))
 fi
 # StarPU charges a simulated cudaHostAlloc (0.65 ms per MiB) for each buffer it receives
 # from MPI unless told not to: real StarPU reuses its pinned buffers, and a real run of 2
