@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/stream_copy.h"
 #include "common/threads.h"
+#include "compute/problem.h"
 #include "compute/walk.h"
 
 /* Slices of a tile's columns that copiers take at once: a DGEMM tile of 4096 held by one
@@ -111,11 +112,12 @@ static void *copier(void *arg)
 /* The tile of operand x that task (i, j, k) reads. */
 static int task_tile(const struct sg_redist_flow *f, int x, int i, int j, int k)
 {
+	int row = i, col = j;
 	if (x == 0)
-		return f->transA == 'N' ? k * f->r[0].mt + i : i * f->r[0].mt + k;
-	if (x == 1)
-		return f->transB == 'N' ? j * f->r[1].mt + k : k * f->r[1].mt + j;
-	return j * f->r[2].mt + i;
+		sg_op_tile(f->transA, i, k, &row, &col);
+	else if (x == 1)
+		sg_op_tile(f->transB, k, j, &row, &col);
+	return col * f->r[x].mt + row;
 }
 
 /* Items of this rank's parts of tile (ti, tj) of operand x, one per slice. */

@@ -208,10 +208,10 @@ static int multiply_overlapped(const struct sg_pgemm_args *g, struct operands *o
 	if (!*ret)
 		*ret = starpu_gemm_wait(req, NULL);
 	double t2 = MPI_Wtime();
-	t->waited = sg_redist_flow_finish(f, *ret == 0);
+	double waited = sg_redist_flow_finish(f, *ret == 0);
 	starpu_pause();
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2,
-	                       .waited = t->waited, .on_node = 1, .overlapped = 1 };
+	                       .waited = waited, .on_node = 1, .overlapped = 1 };
 	return 1;
 }
 

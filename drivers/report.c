@@ -147,10 +147,10 @@ void sg_report_setup(struct sg_report *rep, const struct sg_driver_options *opts
 		                  : "the library's default on CPU workers; STARPU_SCHED overrides");
 		/* The library chooses it from the job's nodes where the user did not
 		 * (runtime/node_conf.c). */
-		const char *sends = getenv("STARPU_MPI_NDETACHED_SEND");
 		if (rep->nranks > 1)
-			printf("MPI: at most %s tile sends in flight per rank "
-			       "(STARPU_MPI_NDETACHED_SEND)\n", sends && *sends ? sends : "10");
+			printf("MPI: at most %lld tile sends in flight per rank "
+			       "(STARPU_MPI_NDETACHED_SEND)\n",
+			       (long long)sg_env_int(SG_ENV_MPI_NDETACHED_SEND));
 		for (int r = 0; r < rep->nranks; r++) {
 			printf("workers: rank %d: %d CPU", r, all[3 * r]);
 			if (all[3 * r + 1] || all[3 * r + 2]) /* CPU-only ranks: no word of GPUs */
