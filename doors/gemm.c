@@ -57,16 +57,19 @@ struct operands {
 	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
 	struct sg_pin_set pins;
 	struct sg_stager stager;
+	double unregister_s;     /* destroy_operands: the descriptors' unregistration */
 };
 
 static void destroy_operands(struct operands *o, int copy_back)
 {
 	/* Destroy writes C's latest tiles home (the caller's array, or its staged tiles) and waits
 	 * for every use of the tiles: only then may they be copied back, or unpinned. */
+	double t0 = sg_now();
 	if (!o->shared_A)
 		starpu_gemm_desc_destroy(o->A);
 	starpu_gemm_desc_destroy(o->B);
 	starpu_gemm_desc_destroy(o->C);
+	o->unregister_s = sg_now() - t0;
 	sg_stage_finish(&o->stager, copy_back);
 	sg_pin_set_unpin(&o->pins);
 }
@@ -267,7 +270,7 @@ struct flight {
 
 /* What the verbose line reports, summed over the panels. */
 struct report {
-	double waited, pinning, product_end;
+	double waited, pinning, product_end, unregister;
 	int sent_back, copiers;   /* copiers: the most copier threads a panel started */
 	int added_back;           /* beta*C added as C went back (beta_on_the_way_back) */
 	int numa_nodes;           /* NUMA nodes they were dealt over (0: not bound) */
@@ -347,6 +350,7 @@ static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int f
 	}
 	r->pinning += f->o.pins.seconds;
 	destroy_operands(&f->o, ret == 0);
+	r->unregister += f->o.unregister_s;
 	f->active = 0;
 	return ret;
 }
@@ -437,14 +441,14 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s), %s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
 		        "it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
-		        "back, unregister, unpin %.3f)\n",
+		        "back, unregister, unpin %.3f, of it unregister %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
 		        r.mode ? r.mode : "failed", copiers,
 		        r.added_back ? ", beta*C added on the way back" : "",
 		        panels > 1 ? ", C in panels" : "",
 		        sg_now() - t0, t1 - t0, r.pinning, r.product_end > t1 ? r.product_end - t1 : 0,
 		        r.waited, r.sent_back,
-		        sg_now() - r.product_end);
+		        sg_now() - r.product_end, r.unregister);
 	stats->pin_seconds = r.pinning;
 	return ret;
 }

@@ -452,12 +452,21 @@ static void *copier(void *arg)
 				pthread_cond_broadcast(&st->cond);
 			}
 		} else if (st->back_next < st->nback) {
-			int t = st->back[st->back_next++];
+			/* In slices too: the last tiles come home together at the product's end, and
+			 * one copier a tile held that end 0.13-0.15 s at n = 49152 on 4 H200s. */
+			int t = st->back[st->back_next], s = st->back_slice++;
+			if (st->back_slice == st->slices) {
+				st->back_next++;
+				st->back_slice = 0;
+			}
 			pthread_mutex_unlock(&st->lock);
-			copy_tile(&st->C, t, 1);
-			starpu_data_release(c_handle(st, t));
+			copy_slice(&st->C, t, s, st->slices, 1);
 			pthread_mutex_lock(&st->lock);
-			st->copied_back[t] = 1;
+			if (++st->copied_back[t] == st->slices) {
+				pthread_mutex_unlock(&st->lock);
+				starpu_data_release(c_handle(st, t));
+				pthread_mutex_lock(&st->lock);
+			}
 		} else if (st->stop) {
 			break;
 		} else {
@@ -571,12 +580,14 @@ void sg_stage_before_task(void *arg, int i, int j, int k)
 	st->waited += sg_now() - t0;
 }
 
-/* C's tiles back into the caller's array, the ones not sent back during the product. */
-static void copy_back_tile(const void *arg, int t)
+/* C's tiles back into the caller's array, the ones not sent back during the product, slice
+ * by slice (item = tile * slices + slice). */
+static void copy_back_slice(const void *arg, int item)
 {
 	struct sg_stager *st = (struct sg_stager *)arg;
+	int slices = sg_max(1, st->slices), t = item / slices;
 	if (!st->back || !st->copied_back[t])
-		copy_tile(&st->C, t, 1);
+		copy_slice(&st->C, t, item % slices, slices, 1);
 }
 
 void sg_stage_finish(struct sg_stager *st, int copy_back)
@@ -596,7 +607,8 @@ void sg_stage_finish(struct sg_stager *st, int copy_back)
 		st->order = NULL;
 	}
 	if (copy_back && st->C.tiles)
-		sg_run_on_threads(st->C.mt * st->C.nt, st->threads, copy_back_tile, st);
+		sg_run_on_threads(st->C.mt * st->C.nt * sg_max(1, st->slices), st->threads,
+		                  copy_back_slice, st);
 	free(st->back);
 	free(st->copied_back);
 	free(st->refs);

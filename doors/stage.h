@@ -59,7 +59,8 @@ struct sg_stager {
 	int Kt;
 	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
 	                                    * were copied during the product */
-	unsigned char *copied_back;
+	int back_slice;                    /* back[back_next]'s next slice */
+	unsigned char *copied_back;        /* per C tile: its slices copied back */
 	struct sg_back_ref *refs;
 };
 

@@ -14,7 +14,10 @@ STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} timeout -
 # STARPU_GEMM_STAGE_C=1 C is copied in for the product to update),
 # staged with a pool too small (falls back to pinning), and pinned whole with their page ranges
 # merged (on CPU the registration itself fails, harmlessly; the GPU tests run it for real).
+# With 12 copiers each tile is copied in and back in 3 slices of its columns (a tile of 16:
+# 5, 5 and 6 columns), as on GPU nodes; with this machine's cores, in one.
 for setting in "STARPU_GEMM_PIN=stage" "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_C=1" \
+               "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_THREADS=12" \
                "STARPU_GEMM_PIN=stage STARPU_GEMM_STAGE_MB=0" "STARPU_GEMM_PIN=all"; do
   env $setting STARPU_GEMM_TILE=${STARPU_GEMM_TILE:-16} STARPU_NCPU=${STARPU_NCPU:-2} \
     timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 4
