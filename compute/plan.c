@@ -502,6 +502,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->mpi_lower_bytes = pb.local ? 0 : elem * sg_io_lower_bound_words(pb.M, pb.N, pb.K,
 	                        pb.P * pb.Q / node_ranks) / node_ranks;
 	plan->node_mapped_bytes = a_near * a_bytes + b_near * b_bytes;
+	plan->mpi_rate = res->mpi_rate;
 	if (plan->G > 0) {
 		/* Equation (1) counts A and B tiles and C's (weighing c_weight) together: A's
 		 * and B's mean size. */

@@ -6,6 +6,7 @@
 #include "compute/resources.h"
 #include "compute/problem.h"
 #include "runtime/comm.h"
+#include "runtime/env.h"
 
 /* Smallest memory over this rank's GPUs (StarPU reports STARPU_LIMIT_CUDA_MEM when set). */
 static size_t gpu_memory(int *ngpus)
@@ -139,10 +140,12 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
 	int *node_rank = grid_node_ranks(pb);
 	grid_peers(pb, node_rank, &row_peers, &col_peers);
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
-	int64_t local[9] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
-	                     -(int64_t)cpus, row_peers, col_peers, gpu_links_fast(),
-	                     pb->local || starpu_mpi_cache_is_enabled() }, agreed[9];
-	sg_allreduce(local, agreed, 9, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	int64_t local[10] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
+	                      -(int64_t)cpus, row_peers, col_peers, gpu_links_fast(),
+	                      pb->local || starpu_mpi_cache_is_enabled(),
+	                      (int64_t)(sg_env_real(SG_ENV_GEMM_MPI_GBPS) * 1e6) }, agreed[10];
+	sg_allreduce(local, agreed, 10, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
+	res->mpi_rate = (double)agreed[9] * 1e3; /* kB/s agreed */
 	res->no_mpi_cache = !agreed[8];
 	count_inputs(pb, node_rank, res);
 	free(node_rank);

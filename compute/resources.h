@@ -24,6 +24,8 @@ struct sg_resources {
 	int c_rows, c_cols;   /* this rank's C tile rows and columns */
 	int no_mpi_cache;    /* StarPU-MPI's cache is off on some rank (STARPU_MPI_CACHE=0): a
 	                      * task receives each input of another node itself */
+	double mpi_rate;     /* bytes/s a rank receives from other nodes at (STARPU_GEMM_MPI_GBPS),
+	                      * the smallest of any rank; 0: unknown (unset on some rank) */
 	int gpu_links;       /* every ordered pair of the rank's (two or more) GPUs copies at least
 	                      * twice as fast as the host link, by StarPU's bus calibration
 	                      * (NVLink): 1 on every rank, else 0 */

@@ -381,6 +381,13 @@ void sg_report_traffic(const struct sg_report *rep, const struct sg_traffic *tra
 	}
 	printf("  (MPI measured: bytes StarPU-MPI sent; predicted: A and B tiles received from other "
 	       "nodes)\n");
+	const struct starpu_gemm_plan *pl = rep->plan;
+	if (pl && pl->mpi_rate > 0 && pl->mpi_recv_bytes > 0) {
+		double term = pl->mpi_recv_bytes / pl->mpi_rate;
+		printf("  network term %.4g s per run (%.4g GB per rank at %.4g GB/s, "
+		       "STARPU_GEMM_MPI_GBPS): the runs took %.2f x it\n", term,
+		       pl->mpi_recv_bytes / 1e9, pl->mpi_rate / 1e9, traffic->seconds / runs / term);
+	}
 	sg_report_flush();
 }
 

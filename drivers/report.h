@@ -46,6 +46,7 @@ struct sg_traffic {
 	double total[SG_TRAFFIC_KINDS];    /* over every measured run */
 	double last_run[SG_TRAFFIC_KINDS]; /* the last measured run alone */
 	double mpi_sent_before;            /* StarPU-MPI's total at sg_traffic_begin */
+	double seconds;                    /* the measured runs' time, summed (the caller's) */
 };
 
 /* Rank 0: one line or CSV row for timed iteration iter (1-based). With --csv it is collective

@@ -369,8 +369,10 @@ static int run(const struct sg_driver_options *o, const struct starpu_gemm_opts 
 		ret = multiply(o, gemm_opts, m, alpha, beta, &stats);
 		sg_driver_barrier(MPI_COMM_WORLD);
 		double seconds = sg_now() - start;
-		if (timed)
+		if (timed) {
 			sg_traffic_end(&traffic);
+			traffic.seconds += seconds;
+		}
 		if (ret)
 			sg_driver_error(err, sizeof(err), "starpu_gemm_pgemm failed: %s", strerror(-ret));
 		if (agree_on_error(err))

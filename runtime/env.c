@@ -141,6 +141,12 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	OUR_INT(SG_ENV_GEMM_SHARE_NODE, "STARPU_GEMM_SHARE_NODE", 0, 1, SWITCH, "1", "1",
 	        "0: every rank its own node: ranks of one node exchange tiles through MPI instead "
 	        "of reading them in place (the multi-node path, on one machine)"),
+	[SG_ENV_GEMM_MPI_GBPS] = { "STARPU_GEMM_MPI_GBPS", ENV_REAL, GROUP_DRIVER, 0, 1 << 20,
+	                           "a rate in GB/s", 1, NULL, "0", "unknown",
+	                           "GB/s one rank receives tiles from other nodes at (bench/mpi_rate "
+	                           "measures it): the plan's network term in seconds, and the "
+	                           "driver's runs against it (the grid's smallest; unset on any "
+	                           "rank: unknown)", NULL },
 	[SG_ENV_GEMM_SHM_DIR] = { "STARPU_GEMM_SHM_DIR", ENV_TEXT, GROUP_LIBRARY, 0, 0,
 	                          "a directory", 1, NULL, "/dev/shm", "/dev/shm",
 	                          "where a node's ranks keep the tiles they share (a memory file "

@@ -128,13 +128,31 @@ else
   failures=$((failures + 1))
 fi
 
+# The network term (STARPU_GEMM_MPI_GBPS): the plan's MPI bytes per rank over the given rate,
+# printed by the plan in seconds and against the runs; unknown (not printed) where a rank
+# lacks it (the grid's smallest rate is taken, 0 when unset).
+if env STARPU_GEMM_SHARE_NODE=0 STARPU_GEMM_MPI_GBPS=2 timeout -k 10 180 "${MPIRUN:-mpirun}" \
+     -np 4 -x STARPU_SILENT -x STARPU_NCUDA -x STARPU_HOME -x STARPU_GEMM_SHARE_NODE \
+     -x STARPU_GEMM_MPI_GBPS "$driver" "${sizes[@]}" -P 2 -Q 2 --niter 1 --warmup 0 \
+     > "$out" 2> "$err" &&
+   awk '/^plan: network term per rank/ { s = $6; gb = $8; r = $14; d = s - gb / r
+          ok = (r == 2 && gb > 0 && d * d < 1e-6 * s * s) }
+        /^  network term .* the runs took/ { runs = 1 }
+        END { exit !(ok && runs) }' "$out"; then
+  echo "PASS STARPU_GEMM_MPI_GBPS=2: $(grep '^plan: network term' "$out")"
+else
+  echo "FAIL STARPU_GEMM_MPI_GBPS=2: no network term, or not the plan's bytes over 2 GB/s"
+  cat "$out" "$err"; failures=$((failures + 1))
+fi
+
 # Settings that only some ranks have must not leave ranks in different collectives at start
 # (the sends in flight are chosen from the job's nodes, collectively): each job ends.
-for setting in STARPU_GEMM_SHARE_NODE=0 STARPU_MPI_NDETACHED_SEND=3; do
+for setting in STARPU_GEMM_SHARE_NODE=0 STARPU_MPI_NDETACHED_SEND=3 STARPU_GEMM_MPI_GBPS=2; do
   if timeout -k 10 120 "${MPIRUN:-mpirun}" -np 4 -x STARPU_SILENT -x STARPU_NCUDA -x STARPU_HOME \
        bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 2 ]; then export "$0"; fi; exec "$@"' \
        "$setting" "$driver" "${sizes[@]}" -P 2 -Q 2 --niter 1 --warmup 0 --check \
-       > "$out" 2> "$err" && grep -q "check: PASSED" "$out" "$err"; then
+       > "$out" 2> "$err" && grep -q "check: PASSED" "$out" "$err" &&
+     ! grep -q "network term" "$out"; then
     echo "PASS $setting on rank 2 only: the job ran and its check passed"
   else
     echo "FAIL $setting on rank 2 only: the job failed or hung"; cat "$out" "$err"

@@ -115,6 +115,9 @@ if [ -z "${STARPU_MPI_NDETACHED_SEND:-}" ] && [ "$ranks" -gt 1 ]; then
   others=$((rows + ranks / rows - 2))
   export STARPU_MPI_NDETACHED_SEND=$((others > 2 ? others : 2))
 fi
+# The network term the plan prints and the driver scores its runs against: each rank's share
+# of its node's link (all of a node's ranks receive at once).
+export STARPU_GEMM_MPI_GBPS=${STARPU_GEMM_MPI_GBPS:-$(awk -v g="$gbps" -v r="$rpn" 'BEGIN { printf "%.6g", g / 8 / r }')}
 # StarPU charges a simulated cudaHostAlloc (0.65 ms per MiB) for each buffer it receives
 # from MPI unless told not to: real StarPU reuses its pinned buffers, and a real run of 2
 # ranks on 2 GPUs reached 0.95 x peak (bench/results/gpu-h200x2-20261124-table.txt), which
