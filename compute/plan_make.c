@@ -117,7 +117,7 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 		        pl->flops / (pl->P * pl->Q) / 1e12, pl->host_to_gpu_bytes / 1e9,
 		        pl->gpu_to_host_bytes / 1e9, pl->mpi_recv_bytes / 1e9);
 	if (pl->mpi_rate > 0 && pl->mpi_recv_bytes > 0)
-		fprintf(out, "plan: network term per rank %.4g s: %.4g GB from other nodes at %.4g GB/s "
-		        "(STARPU_GEMM_MPI_GBPS)\n", pl->mpi_recv_bytes / pl->mpi_rate,
+		fprintf(out, "plan: network term of this rank %.6g s: %.6g GB from other nodes at %.6g "
+		        "GB/s (STARPU_GEMM_MPI_GBPS)\n", pl->mpi_recv_bytes / pl->mpi_rate,
 		        pl->mpi_recv_bytes / 1e9, pl->mpi_rate / 1e9);
 }

@@ -1,5 +1,6 @@
 /* The resources a plan is made for: measured here, agreed once, then handed to the pure
  * planner (compute/plan.c), which reads nothing of the machine itself. */
+#include <math.h>
 #include <stdlib.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
@@ -139,11 +140,14 @@ void sg_resources_agree(struct sg_resources *res, const struct sg_problem *pb,
 	int row_peers, col_peers;
 	int *node_rank = grid_node_ranks(pb);
 	grid_peers(pb, node_rank, &row_peers, &col_peers);
+	/* The network rate in kB/s, rounded, any positive rate at least 1 (0 means unknown). */
+	double gbps = sg_env_real(SG_ENV_GEMM_MPI_GBPS);
+	int64_t kbps = gbps > 0 ? (int64_t)fmax(1, llround(gbps * 1e6)) : 0;
 	/* One MPI_MIN for all: the largest worker count is the smallest of its negation. */
 	int64_t local[10] = { ngpus, (int64_t)gpu_mem, (int64_t)host_mem, (int64_t)cpus,
 	                      -(int64_t)cpus, row_peers, col_peers, gpu_links_fast(),
 	                      pb->local || starpu_mpi_cache_is_enabled(),
-	                      (int64_t)(sg_env_real(SG_ENV_GEMM_MPI_GBPS) * 1e6) }, agreed[10];
+	                      kbps }, agreed[10];
 	sg_allreduce(local, agreed, 10, sizeof(local[0]), MPI_INT64_T, MPI_MIN, comm);
 	res->mpi_rate = (double)agreed[9] * 1e3; /* kB/s agreed */
 	res->no_mpi_cache = !agreed[8];

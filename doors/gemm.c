@@ -57,7 +57,8 @@ struct operands {
 	enum sg_pin_mode mode;   /* what was done: SG_PIN_STAGE, SG_PIN_ALL or SG_PIN_NONE */
 	struct sg_pin_set pins;
 	struct sg_stager stager;
-	double unregister_s;     /* destroy_operands: the descriptors' unregistration */
+	double unregister_s;     /* destroy_operands: the descriptors' unregistration (it waits
+	                          * for the copiers' C tiles sent back: their acquires) */
 };
 
 static void destroy_operands(struct operands *o, int copy_back)
@@ -330,8 +331,9 @@ static int start_panel(struct flight *f, const struct sg_precision *p, char ta, 
 	return 0;
 }
 
+/* at_end: after the last panel's product (the verbose line's "after it" part). */
 static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int first,
-                        struct report *r)
+                        int at_end, struct report *r)
 {
 	struct starpu_gemm_stats s = { 0 };
 	int ret = starpu_gemm_wait(f->req, &s);
@@ -350,7 +352,8 @@ static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int f
 	}
 	r->pinning += f->o.pins.seconds;
 	destroy_operands(&f->o, ret == 0);
-	r->unregister += f->o.unregister_s;
+	if (at_end)
+		r->unregister += f->o.unregister_s;
 	f->active = 0;
 	return ret;
 }
@@ -401,7 +404,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	for (int64_t q = 0; q < panels && !ret; q++) {
 		struct flight *f = &flights[q % 2];
 		if (f->active) /* the panel before the last: its buffers serve this one */
-			ret = finish_panel(f, stats, q == 2, &r);
+			ret = finish_panel(f, stats, q == 2, 0, &r);
 		if (ret)
 			break;
 		int64_t j0 = q * width;
@@ -425,7 +428,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	for (int64_t q = panels - 2; q < panels; q++) {
 		struct flight *f = &flights[(q + 2) % 2];
 		if (q >= 0 && f->active) {
-			int done = finish_panel(f, stats, q == 0, &r);
+			int done = finish_panel(f, stats, q == 0, 1, &r);
 			ret = ret ? ret : done;
 		}
 	}
@@ -441,7 +444,8 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
 		        "worker(s), %s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
 		        "it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
-		        "back, unregister, unpin %.3f, of it unregister %.3f)\n",
+		        "back, unregister, unpin %.3f, of it unregistering, which waits for the tiles "
+		        "sent back %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
 		        r.mode ? r.mode : "failed", copiers,
 		        r.added_back ? ", beta*C added on the way back" : "",

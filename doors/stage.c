@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -379,6 +380,7 @@ static void copy_tile(struct sg_stage_array *a, int t, int out)
 
 /* At most this many slices a tile (4 MiB each of a DGEMM tile of 4096). */
 #define SG_STAGE_MAX_SLICES 32
+_Static_assert(SG_STAGE_MAX_SLICES <= UCHAR_MAX, "copied_back counts a tile's slices");
 
 struct sg_stage_job {
 	struct sg_stage_array *array;

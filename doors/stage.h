@@ -58,7 +58,7 @@ struct sg_stager {
 	char transA, transB;               /* the product's, and its k steps (sg_stage_start) */
 	int Kt;
 	int *back, nback, back_next;       /* queue of C tiles to copy back; back_next of them
-	                                    * were copied during the product */
+	                                    * had all their slices taken by copiers */
 	int back_slice;                    /* back[back_next]'s next slice */
 	unsigned char *copied_back;        /* per C tile: its slices copied back */
 	struct sg_back_ref *refs;

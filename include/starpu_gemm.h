@@ -396,13 +396,13 @@ struct starpu_gemm_plan {
 	double node_mapped_bytes;     /* node peers' A and B tiles this rank reads in place, each
 	                               * once: resident in its memory too (VmHWM counts them),
 	                               * though owned, and counted, by their peer */
-	double mpi_rate;              /* bytes/s a rank receives from other nodes at, as given
-	                               * (STARPU_GEMM_MPI_GBPS, the grid's smallest); 0: unknown.
-	                               * The network term: mpi_recv_bytes / mpi_rate */
 	double mpi_lower_bytes;       /* the least any schedule moves between nodes, per rank:
 	                               * the memory-independent I/O lower bound of the product on
 	                               * its nodes (the node's ranks sharing it), in A's elements;
 	                               * 0 on one node */
+	double mpi_rate;              /* bytes/s a rank receives from other nodes at, as given
+	                               * (STARPU_GEMM_MPI_GBPS, the grid's smallest); 0: unknown.
+	                               * The network term: mpi_recv_bytes / mpi_rate */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the
