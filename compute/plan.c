@@ -280,13 +280,32 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 	return b * a_k + c * b_k;
 }
 
-/* Chunks when tiles come from other nodes: at least SG_NET_CHUNKS of them. StarPU-MPI posts a
- * chunk's receives as its tasks are inserted and they share the network, so with the whole of K
- * in one chunk no task starts before most of its rows of A and columns of B have arrived; the
- * bytes do not depend on d. Simulated on 16 nodes, fewer chunks ran slower, whatever the host
- * memory let the planner take (docs/simulation.md: the depths tried). */
+/* Chunks when tiles come from other nodes. StarPU-MPI posts a chunk's receives as its tasks
+ * are inserted and they share the network, so with the whole of K in one chunk no task starts
+ * before most of its rows of A and columns of B have arrived (the bytes do not depend on d).
+ * Chunks of exactly lcm(P, Q) k steps take one step from each owner of the rank's grid row
+ * (A's tiles come from the owners of k mod Q) and column (B's, k mod P), so every sender's
+ * link works through every chunk. Simulated nodes of 4 H200 at 200 Gb/s, n = 131072, TFLOP/s
+ * by d (bench/results/sim-chunks-20261127b.txt): 3 x 3 nodes d = 3 1459, 2 1180, 4 1262, 6
+ * 1199; 4 x 4 d = 4 1881, 3 1530, 6 1559, 8 1523; 2 x 4 d = 4 1235, 2 1163, 8 999; 8 x 8
+ * d = 8 3123, 4 2422. Where lcm(P, Q) exceeds K or what memory allows (d), at least
+ * SG_NET_CHUNKS chunks, the rule before (fewer ran slower on 16 nodes). */
 #define SG_NET_CHUNKS 8
 #define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
+
+static int net_chunk_depth(int d, int Kt, int P, int Q)
+{
+	int a = P, b = Q;
+	while (b) {
+		int r = a % b;
+		a = b;
+		b = r;
+	}
+	int even = P / a * Q; /* lcm(P, Q) */
+	if (even > Kt || even > d)
+		return sg_min(d, SG_NET_CHUNK_DEPTH(Kt));
+	return even;
+}
 
 /* Chunks when a GPU's share of a C block is smaller than a square of side Kt and several GPUs
  * or ranks share the product: at most max(2, ceil(Kt / SG_GPU_CHUNKS)) deep. Inside a chunk
@@ -422,9 +441,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		if (!opts.d && cap_tasks && d > 1)
 			d = sg_min(d, sg_max((int)(SG_MAX_TASKS_IN_FLIGHT /
 			                           ((plan->lookahead + 1.0) * b * c)), 1));
-		if (!opts.d && plan->throttled && d > SG_NET_CHUNK_DEPTH(pb.Kt) &&
-		    tiles_from_other_nodes(&pb, res))
-			d = SG_NET_CHUNK_DEPTH(pb.Kt);
+		if (!opts.d && plan->throttled && d >= 1 && tiles_from_other_nodes(&pb, res))
+			d = net_chunk_depth(d, pb.Kt, pb.P, pb.Q);
 		if (!opts.d && plan->throttled && plan->lookahead > 0 && plan->G > 0 &&
 		    plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
 		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) && (double)b * c / G < (double)pb.Kt * pb.Kt)
