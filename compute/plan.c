@@ -313,7 +313,8 @@ static int net_chunk_depth(int d, int Kt, int P, int Q)
  * for its whole panel of 2d A and B tiles and the GPU runs below its rate until its link is
  * ahead; a GPU with few C tiles spends a large part of the product there. A model of each
  * GPU's link and GEMMs in the walk's order, checked on a 4-GPU node, chose this depth
- * (bench/notes-gpu.md, "Chunks on a whole node"). Not for: one GPU alone (the model gains
+ * (bench/notes-gpu.md, "Chunks on a whole node"). Not for: tiles from other nodes (the
+ * network's depth, net_chunk_depth, instead), one GPU alone (the model gains
  * little there and loses where the link is the bound; not measured), no lookahead (the next
  * chunk's loads would wait for this one's end), tensor-core kernels (C twice as wide, A and B
  * relayed between GPUs: measured slower), and tiles the one call stages from the caller's
@@ -441,9 +442,12 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		if (!opts.d && cap_tasks && d > 1)
 			d = sg_min(d, sg_max((int)(SG_MAX_TASKS_IN_FLIGHT /
 			                           ((plan->lookahead + 1.0) * b * c)), 1));
-		if (!opts.d && plan->throttled && d >= 1 && tiles_from_other_nodes(&pb, res))
+		/* Across nodes the network's depth, not the GPUs': simulated 8 x 8 nodes of 4
+		 * H200 at n = 65536 (Kt = 16), d = 8 1469 TFLOP/s against the GPU rule's 4, 1216. */
+		int from_other_nodes = tiles_from_other_nodes(&pb, res);
+		if (!opts.d && plan->throttled && d >= 1 && from_other_nodes)
 			d = net_chunk_depth(d, pb.Kt, pb.P, pb.Q);
-		if (!opts.d && plan->throttled && plan->lookahead > 0 && plan->G > 0 &&
+		if (!opts.d && plan->throttled && !from_other_nodes && plan->lookahead > 0 && plan->G > 0 &&
 		    plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
 		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) && (double)b * c / G < (double)pb.Kt * pb.Kt)
 			d = SG_GPU_CHUNK_DEPTH(pb.Kt);

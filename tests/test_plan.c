@@ -58,7 +58,7 @@ static const struct row rows[] = {
 	  0, 8, 8, 2, 1, "a", 40.000, 0.000 },
 	{ "d 4 GPUs n=32768 d=8", 'd', 32768, 32768, 32768, 4096, 1, 1, 4, 140, 480, 1,
 	  0, 0, 8, -1, 0, 0, 0, 0, 8, 8, 8, 1, "a", 40.000, 0.000 },
-	/* Ranks of other nodes: at least 8 chunks (d = 2 of Kt = 16; memory allowed 14). */
+	/* Ranks of other nodes: chunks of lcm(P, Q) = 2 k steps (memory allowed 14). */
 	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
 	  0, 8, 8, 2, 1, "a", 40.000, 16.000 },
 	/* beta = 0: no C loaded; C at home: only the last shell's. */
