@@ -447,8 +447,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		int from_other_nodes = tiles_from_other_nodes(&pb, res);
 		if (!opts.d && plan->throttled && d >= 1 && from_other_nodes)
 			d = net_chunk_depth(d, pb.Kt, pb.P, pb.Q);
-		if (!opts.d && plan->throttled && !from_other_nodes && plan->lookahead > 0 && plan->G > 0 &&
-		    plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
+		if (!opts.d && plan->throttled && !from_other_nodes && plan->lookahead > 0 &&
+		    plan->G > 0 && plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
 		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) && (double)b * c / G < (double)pb.Kt * pb.Kt)
 			d = SG_GPU_CHUNK_DEPTH(pb.Kt);
 		int forced = opts.b && opts.c;
