@@ -283,28 +283,24 @@ static double remote_tiles(const struct sg_problem *pb, const struct sg_resource
 /* Chunks when tiles come from other nodes. StarPU-MPI posts a chunk's receives as its tasks
  * are inserted and they share the network, so with the whole of K in one chunk no task starts
  * before most of its rows of A and columns of B have arrived (the bytes do not depend on d).
- * Chunks of exactly lcm(P, Q) k steps take one step from each owner of the rank's grid row
- * (A's tiles come from the owners of k mod Q) and column (B's, k mod P), so every sender's
- * link works through every chunk. Simulated nodes of 4 H200 at 200 Gb/s, n = 131072, TFLOP/s
- * by d (bench/results/sim-chunks-20261127b.txt): 3 x 3 nodes d = 3 1459, 2 1180, 4 1262, 6
- * 1199; 4 x 4 d = 4 1881, 3 1530, 6 1559, 8 1523; 2 x 4 d = 4 1235, 2 1163, 8 999; 8 x 8
- * d = 8 3123, 4 2422. Where lcm(P, Q) exceeds K or what memory allows (d), at least
- * SG_NET_CHUNKS chunks, the rule before (fewer ran slower on 16 nodes). */
+ * A chunk's A tiles come from the owners of k mod Q in the rank's grid row, its B tiles from
+ * those of k mod P in its column: chunks of max(P, Q) k steps draw evenly from the longer
+ * side's owners (both sides' on a square grid), so their links work through every chunk.
+ * Simulated nodes of 4 H200 at 200 Gb/s, n = 131072, TFLOP/s by d
+ * (bench/results/sim-chunks-20261127b.txt): 3 x 3 d = 3 1459, 2 1180, 4 1262, 6 1199;
+ * 4 x 4 d = 4 1881, 3 1530, 6 1559, 8 1523; 2 x 4 d = 4 1235, 2 1163, 8 999; 8 x 8 d = 8
+ * 3123, 4 2422; 2 x 3 d = 3 1097, 2 1095, 4 1071, 6 1017; 4 x 6 d = 6 1730, 4 1718, 12 1570
+ * (lcm(P, Q) leaves too few chunks there). Where max(P, Q) exceeds K or what memory allows
+ * (d), at least SG_NET_CHUNKS chunks, the rule before (fewer ran slower on 16 nodes). */
 #define SG_NET_CHUNKS 8
 #define SG_NET_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_NET_CHUNKS - 1) / SG_NET_CHUNKS, 1)
 
 static int net_chunk_depth(int d, int Kt, int P, int Q)
 {
-	int a = P, b = Q;
-	while (b) {
-		int r = a % b;
-		a = b;
-		b = r;
-	}
-	int even = P / a * Q; /* lcm(P, Q) */
-	if (even > Kt || even > d)
+	int side = sg_max(P, Q);
+	if (side > Kt || side > d)
 		return sg_min(d, SG_NET_CHUNK_DEPTH(Kt));
-	return even;
+	return side;
 }
 
 /* Chunks when a GPU's share of a C block is smaller than a square of side Kt and several GPUs

@@ -58,7 +58,7 @@ static const struct row rows[] = {
 	  0, 8, 8, 2, 1, "a", 40.000, 0.000 },
 	{ "d 4 GPUs n=32768 d=8", 'd', 32768, 32768, 32768, 4096, 1, 1, 4, 140, 480, 1,
 	  0, 0, 8, -1, 0, 0, 0, 0, 8, 8, 8, 1, "a", 40.000, 0.000 },
-	/* Ranks of other nodes: chunks of lcm(P, Q) = 2 k steps (memory allowed 14). */
+	/* Ranks of other nodes: chunks of max(P, Q) = 2 k steps (memory allowed 14). */
 	{ "d 2x2 ranks n=65536", 'd', 65536, 65536, 65536, 4096, 2, 2, 1, 140, 120, 1, AUTO,
 	  0, 8, 8, 2, 1, "a", 40.000, 16.000 },
 	/* beta = 0: no C loaded; C at home: only the last shell's. */
@@ -70,15 +70,18 @@ static const struct row rows[] = {
 	{ "d CPU 1 rank n=4096", 'd', 4096, 4096, 4096, 512, 1, 1, 0, 0, 8, 2, AUTO,
 	  0, 8, 8, 8, 1, "c1", 0.000, 0.000 },
 	/* Kt = 8: 8 chunks would be of 1 k step, from one of the row's 2 owners at a time;
-	 * chunks of lcm(P, Q) = 2 draw from both (compute/plan.c, net_chunk_depth). */
+	 * chunks of max(P, Q) = 2 draw from both (compute/plan.c, net_chunk_depth). */
 	{ "d CPU 1x2 ranks n=4096", 'd', 4096, 4096, 4096, 512, 1, 2, 0, 0, 8, 1, AUTO,
 	  0, 8, 4, 2, 1, "c1", 0.000, 0.0625 },
-	/* 3 x 3 ranks, Kt = 32: chunks of lcm(3, 3) = 3 steps, not the 4 of 8 chunks. */
+	/* 3 x 3 ranks, Kt = 32: chunks of max(3, 3) = 3 steps, not the 4 of 8 chunks. */
 	{ "d CPU 3x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 3, 3, 0, 0, 8, 1, AUTO,
 	  0, 11, 11, 3, 1, "c1", 0.000, 0.0573 },
 	/* 8 x 8 ranks, Kt = 32: chunks of 8, not 4. */
 	{ "d CPU 8x8 ranks n=4096", 'd', 4096, 4096, 4096, 128, 8, 8, 0, 0, 8, 1, AUTO,
 	  0, 4, 4, 8, 1, "c1", 0.000, 0.0273 },
+	/* 2 x 3 ranks, Kt = 32: chunks of 3, not lcm(2, 3) = 6 (too few chunks). */
+	{ "d CPU 2x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 2, 3, 0, 0, 8, 1, AUTO,
+	  0, 16, 11, 3, 1, "c1", 0.000, 0.0632 },
 	{ "z CPU 2x2 ranks n=2048 no throttle", 'z', 2048, 2048, 2048, 256, 2, 2, 0, 0, 8, 1,
 	  0, 0, 0, -1, 1, 0, 0, 0, 4, 4, 8, 1, "c1", 0.000, 0.03125 },
 	/* Forced values are kept; a forced lookahead beyond Kt - 1 is clamped. */
