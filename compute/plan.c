@@ -9,6 +9,7 @@
 #include "compute/lower_bound.h"
 #include "common/precision.h"
 #include "compute/walk.h"
+#include "common/square_grid.h"
 
 /* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
  * when A and B are bfloat16 or half and C float, else 1). */
@@ -78,10 +79,7 @@ static void gpu_grid(struct starpu_gemm_plan *plan, int static_gpu)
 {
 	int G = plan->G > 0 ? plan->G : 1;
 	plan->static_gpu = static_gpu == 1 || (static_gpu == 0 && G > 1);
-	plan->gpu_rows = 1;
-	for (int r = 1; plan->static_gpu && r * r <= G; r++)
-		if (G % r == 0)
-			plan->gpu_rows = r;
+	plan->gpu_rows = plan->static_gpu ? sg_square_grid_rows(G) : 1;
 	plan->gpu_cols = G / plan->gpu_rows;
 }
 

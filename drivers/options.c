@@ -12,6 +12,7 @@
 #include "runtime/env.h"
 #include "drivers/options.h"
 #include "drivers/report.h"
+#include "common/square_grid.h"
 
 /* One table drives getopt_long, the parser and --help, so they cannot disagree. The driver's
  * own options are parsed by the switch in sg_options_parse; those of struct starpu_gemm_opts
@@ -394,20 +395,10 @@ static void set_defaults(struct sg_driver_options *opts)
 	opts->check_samples = -1;
 }
 
-/* The most square grid: the largest divisor of nranks that is at most its square root. */
-static int square_grid_rows(int nranks)
-{
-	int P = 1;
-	for (int p = 1; (int64_t)p * p <= nranks; p++)
-		if (nranks % p == 0)
-			P = p;
-	return P;
-}
-
 static int settle_grid(struct sg_driver_options *opts, int nranks, char *err, size_t errlen)
 {
 	if (opts->P == 0 && opts->Q == 0) {
-		opts->P = square_grid_rows(nranks);
+		opts->P = sg_square_grid_rows(nranks);
 		opts->Q = nranks / opts->P;
 		return 0;
 	}

@@ -14,6 +14,7 @@
 #include "runtime/node_conf.h"
 #include "runtime/comm.h"
 #include "common/errors.h"
+#include "common/square_grid.h"
 #ifdef STARPU_USE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -286,10 +287,7 @@ static void mpi_sends_in_flight(MPI_Comm comm)
 #endif
 	if (nodes < 2 || sg_env_is_set(SG_ENV_MPI_NDETACHED_SEND))
 		return;
-	int rows = 1;
-	for (int p = 1; p * p <= nodes; p++)
-		if (nodes % p == 0)
-			rows = p;
+	int rows = sg_square_grid_rows(nodes);
 	int others = rows + nodes / rows - 2;
 	char value[16];
 	snprintf(value, sizeof(value), "%d", others > 2 ? others : 2);
