@@ -16,6 +16,7 @@
 #include "runtime/node_conf.h"
 #include "common/threads.h"
 #include "common/stream_copy.h"
+#include "compute/problem.h"
 #include "compute/walk.h"
 #include "doors/stage.h"
 
@@ -393,8 +394,10 @@ struct sg_stage_job {
 static int task_tiles(struct sg_stager *st, char ta, char tb, int i, int j, int k,
                       int (*fn)(struct sg_stage_array *, int, void *), void *arg)
 {
-	return fn(&st->A, ta == 'N' ? k * st->A.mt + i : i * st->A.mt + k, arg) ||
-	       fn(&st->B, tb == 'N' ? j * st->B.mt + k : k * st->B.mt + j, arg) ||
+	int ar, ac, br, bc;
+	sg_op_tile(ta, i, k, &ar, &ac);
+	sg_op_tile(tb, k, j, &br, &bc);
+	return fn(&st->A, ac * st->A.mt + ar, arg) || fn(&st->B, bc * st->B.mt + br, arg) ||
 	       fn(&st->C, j * st->C.mt + i, arg);
 }
 
