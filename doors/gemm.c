@@ -199,6 +199,48 @@ static int64_t panel_tiles(const struct sg_stager *whole, int64_t nt)
 	return nt;
 }
 
+/* How the whole call stages, decided once before its first panel: its choice for pageable
+ * operands, its operands' staged tiles, and the width of C's panels in columns. */
+struct staging {
+	enum sg_pin_mode mode;
+	struct sg_stager whole;  /* the whole call's operands: their sizes and staged flags only */
+	int64_t width, panels;
+};
+
+static void staging_of_call(struct staging *s, const struct sg_precision *p, char ta, char tb,
+                            const struct panel *whole, int tile, int ncuda)
+{
+	s->mode = choose_mode(ncuda, operand_bytes(p, whole->m, whole->n, whole->k));
+	memset(&s->whole, 0, sizeof(s->whole));
+	stager_init(&s->whole, p, ta, tb, whole, tile, s->mode == SG_PIN_STAGE, 0);
+	s->width = panel_tiles(&s->whole, (whole->n + tile - 1) / tile) * tile;
+	s->panels = (whole->n + s->width - 1) / s->width;
+}
+
+/* The most bytes of pool buffers the call holds at once: all its staged tiles in one panel;
+ * in panels, A's and two panels' B and C tiles (run_product keeps two in flight). Past the
+ * pool's cap the operands are pinned in place instead (make_operands), but for those of a
+ * leading dimension above INT_MAX, staged in every mode. */
+static size_t staging_bytes(const struct staging *s, const struct sg_precision *p, char ta,
+                            char tb, const struct panel *whole, int tile)
+{
+	size_t a = sg_stage_array_bytes(&s->whole.A);
+	size_t bc = sg_stage_array_bytes(&s->whole.B) + sg_stage_array_bytes(&s->whole.C);
+	if (s->panels > 1) {
+		struct sg_stager one = { 0 };
+		struct panel pn = *whole;
+		pn.n = s->width;
+		stager_init(&one, p, ta, tb, &pn, tile, s->mode == SG_PIN_STAGE, 1);
+		bc = 2 * (sg_stage_array_bytes(&one.B) + sg_stage_array_bytes(&one.C));
+	}
+	if (a + bc <= sg_stage_pool_cap())
+		return a + bc;
+	struct sg_stager pinned = { 0 };
+	stager_init(&pinned, p, ta, tb, whole, tile, 0, 0);
+	return sg_stage_array_bytes(&pinned.A) + sg_stage_array_bytes(&pinned.B) +
+	       sg_stage_array_bytes(&pinned.C);
+}
+
 /* Process-local descriptors over the caller's arrays: tiles in place, or staged copies. A and
  * B are only read (the tasks access them STARPU_R). A later panel of C takes the call's A
  * (shared_A); the first of several keeps its staged A in *keep_A for the later ones. */
@@ -388,12 +430,11 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 	if (refused)
 		return refused;
 	/* How pageable operands are handled is the whole call's choice, made once. */
-	enum sg_pin_mode mode = choose_mode(ncuda, operand_bytes(p, m, n, k));
 	struct panel whole = { m, n, k, A, B, C, lda, ldb, ldc };
-	struct sg_stager sizes = { 0 };
-	stager_init(&sizes, p, ta, tb, &whole, tile, mode == SG_PIN_STAGE, 0);
-	int64_t width = panel_tiles(&sizes, (n + tile - 1) / tile) * tile;
-	int64_t panels = (n + width - 1) / width;
+	struct staging staging;
+	staging_of_call(&staging, p, ta, tb, &whole, tile, ncuda);
+	enum sg_pin_mode mode = staging.mode;
+	int64_t width = staging.width, panels = staging.panels;
 
 	struct flight flights[2] = { { .active = 0 } };
 	struct sg_stage_array kept_A = { 0 };
@@ -455,6 +496,24 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		        sg_now() - r.product_end, r.unregister);
 	stats->pin_seconds = r.pinning;
 	return ret;
+}
+
+double starpu_gemm_gemm_staged_bytes(char prec, char transA, char transB, int64_t m,
+                                     int64_t n, int64_t k, const void *A, int64_t lda,
+                                     const void *B, int64_t ldb, const void *C, int64_t ldc,
+                                     const struct starpu_gemm_opts *opts)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	if (!p || p->stored != p->letter || m == 0 || n == 0 || k == 0 ||
+	    starpu_gemm_gemm_check(prec, transA, transB, m, n, k, lda, ldb, ldc))
+		return 0;
+	char ta = sg_trans(prec, transA), tb = sg_trans(prec, transB);
+	int ncuda = (int)starpu_cuda_worker_get_count();
+	int tile = tile_size(opts, p->letter, m, n, k, ncuda);
+	struct panel whole = { m, n, k, A, B, (void *)C, lda, ldb, ldc };
+	struct staging staging;
+	staging_of_call(&staging, p, ta, tb, &whole, tile, ncuda);
+	return (double)staging_bytes(&staging, p, ta, tb, &whole, tile);
 }
 
 /* A fork()ed child's call (sg_runtime_forked): on the CPU BLAS, in this thread. */

@@ -74,6 +74,16 @@ void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int
 /* Bytes of pool buffers the operand needs (0 when it is used in place), and the pool's cap. */
 size_t sg_stage_array_bytes(const struct sg_stage_array *a);
 size_t sg_stage_pool_cap(void);
+/* The most host bytes starpu_gemm_gemm_ex with these arguments holds in the pool's pinned
+ * tiles (the pool keeps them past the call): its staged tiles of A, B and C, whole or in
+ * panels of C; 0 where its operands are used in place. The tile is opts->plan's when it has
+ * one, as the call's is; NULL arrays count as pageable. While StarPU runs. Defined beside the
+ * call's choices (doors/gemm.c) and exported by its prefix for the driver, whose memory
+ * bound counts what the call stages beside the plan. */
+double starpu_gemm_gemm_staged_bytes(char prec, char transA, char transB, int64_t m,
+                                     int64_t n, int64_t k, const void *A, int64_t lda,
+                                     const void *B, int64_t ldb, const void *C, int64_t ldc,
+                                     const struct starpu_gemm_opts *opts);
 /* Gives the buffers of an operand that was kept (keep) back to the pool. */
 void sg_stage_array_release(struct sg_stage_array *a);
 /* Take pinned buffers from the pool for every tile of the staged operands. Returns 0, or

@@ -20,6 +20,17 @@ int sg_driver_check_host_memory(const struct sg_driver_options *opts,
                                 const struct starpu_gemm_plan *plan, MPI_Comm host, char *err,
                                 size_t errlen);
 
+/* Host memory a process with CUDA workers gains at its first products, after the driver's
+ * bound samples its resident memory, once per process (a later size's sample holds it): it
+ * varies with the precision, so cuBLAS's first calls; not its kernels' modules (with
+ * CUDA_MODULE_LOADING=EAGER they load with the context, 1.69 GB before the sample, and the
+ * same 51 MB still came).
+ * Measured as the peak less the bound without it, tile layout, n = 4096 and 6000, 1 x H100
+ * (bench/results/memory-bound-h100-20261127.log): s 104 MB, TF32 87, z 80, h 58, d 51, b 50,
+ * c 18; on 4 x H200 (node-h200x4-20261127z3-gpu-tests.log) s 108, TF32 88, z 85, d 56: per
+ * process, a few MB more with 4 GPUs than with 1. The largest, rounded up. */
+#define SG_DRIVER_CUDA_FIRST_GEMM_HOST_BYTES 112e6
+
 /* Peak resident memory of this process so far (VmHWM), and now (VmRSS), in bytes; 0 where
  * /proc/self/status does not say. */
 double sg_driver_peak_rss(void);

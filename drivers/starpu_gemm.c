@@ -20,6 +20,8 @@
 #include "drivers/resources.h"
 #include "drivers/collectives.h"
 #include "common/threads.h"
+#include "compute/plan.h"
+#include "doors/stage.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -257,42 +259,48 @@ static void free_arrays(struct matrices *m)
 	}
 }
 
+/* Rows of A, B or C (x = 0, 1, 2) as stored (op(A) is M x K, op(B) is K x N): the leading
+ * dimension of its array; and its columns. */
+static int64_t stored_rows(const struct sg_driver_options *o, int x)
+{
+	return x == 0 ? (o->transA == 'N' ? o->M : o->K) : x == 1 ? (o->transB == 'N' ? o->K : o->N)
+	       : o->M;
+}
+
+static int64_t stored_cols(const struct sg_driver_options *o, int x)
+{
+	return x == 0 ? (o->transA == 'N' ? o->K : o->M) : x == 1 ? (o->transB == 'N' ? o->N : o->K)
+	       : o->N;
+}
+
 /* Collective. On failure, err names the matrix; every descriptor created is destroyed. */
 static int create_matrices(const struct sg_driver_options *o, struct matrices *m, char *err,
                            size_t errlen)
 {
 	struct starpu_gemm_dist dist = { .kind = o->dist, .P = o->P, .Q = o->Q };
-	struct {
-		const char *name;
-		int64_t rows, cols;
-		struct starpu_gemm_desc **desc;
-	} want[3] = {
-		{ "A", o->transA == 'N' ? o->M : o->K, o->transA == 'N' ? o->K : o->M, &m->A },
-		{ "B", o->transB == 'N' ? o->K : o->N, o->transB == 'N' ? o->N : o->K, &m->B },
-		{ "C", o->M, o->N, &m->C },
-	};
+	struct starpu_gemm_desc **desc[3] = { &m->A, &m->B, &m->C };
 	memset(m, 0, sizeof(*m));
 	for (int x = 0; x < 3; x++) {
 		char local[256] = "";
 		int ret;
 		char prec = x == 2 ? starpu_gemm_prec_of_c(o->prec) : o->prec; /* C: float for b, h */
+		int64_t rows = stored_rows(o, x), cols = stored_cols(o, x);
 		if (o->layout == SG_LAYOUT_TILE)
-			ret = starpu_gemm_desc_create(want[x].desc, prec, want[x].rows, want[x].cols,
-			                              o->gemm.tile, &dist, MPI_COMM_WORLD);
-		else if (!(ret = alloc_array(o, m, x, want[x].rows, want[x].cols)))
-			ret = starpu_gemm_desc_create_lapack(want[x].desc, prec, want[x].rows,
-			                                     want[x].cols, o->gemm.tile,
+			ret = starpu_gemm_desc_create(desc[x], prec, rows, cols, o->gemm.tile, &dist,
+			                              MPI_COMM_WORLD);
+		else if (!(ret = alloc_array(o, m, x, rows, cols)))
+			ret = starpu_gemm_desc_create_lapack(desc[x], prec, rows, cols, o->gemm.tile,
 			                                     m->array[x], m->ld[x], &dist,
 			                                     MPI_COMM_WORLD);
 		if (ret)
-			sg_driver_error(local, sizeof(local), "creating %s (%lld x %lld, tile %d) failed: "
-			             "%s", want[x].name, (long long)want[x].rows,
-			             (long long)want[x].cols, o->gemm.tile, strerror(-ret));
+			sg_driver_error(local, sizeof(local), "creating %c (%lld x %lld, tile %d) failed: "
+			             "%s", "ABC"[x], (long long)rows, (long long)cols, o->gemm.tile,
+			             strerror(-ret));
 		if (agree_on_error(local)) {
 			snprintf(err, errlen, "%s", local);
 			/* Destroy is collective: only what every rank created. */
 			for (int y = 0; y < x; y++)
-				starpu_gemm_desc_destroy(*want[y].desc);
+				starpu_gemm_desc_destroy(*desc[y]);
 			free_arrays(m);
 			return -1;
 		}
@@ -447,6 +455,39 @@ static double largest(double mine)
 	return bound;
 }
 
+/* --layout lapack*: beside the plan, the pinned tiles the one call stages pageable arrays
+ * through (its pool keeps them past the call), and the handles of the driver's own
+ * descriptors over the arrays: the plan counts the call's, every tile of the one rank's A, B
+ * and C, and these are as many again. m NULL (--plan): the arrays are not allocated yet;
+ * pageable ones count as such, pinned ones are used in place. */
+static double lapack_bytes(const struct sg_driver_options *o, const struct starpu_gemm_plan *plan,
+                           const struct matrices *m, struct starpu_gemm_opts gemm_opts)
+{
+	if (o->layout == SG_LAYOUT_TILE)
+		return 0;
+	double handles = plan->handles * SG_HANDLE_HOST_BYTES;
+	if (!m && o->layout == SG_LAYOUT_LAPACK_PINNED)
+		return handles;
+	gemm_opts.plan = plan;
+	return handles + starpu_gemm_gemm_staged_bytes(o->prec, o->transA, o->transB, o->M, o->N,
+	                                               o->K, m ? m->array[0] : NULL,
+	                                               stored_rows(o, 0),
+	                                               m ? m->array[1] : NULL, stored_rows(o, 1),
+	                                               m ? m->array[2] : NULL, stored_rows(o, 2),
+	                                               &gemm_opts);
+}
+
+/* What the first products on CUDA workers add after the bound's sample, where this rank has
+ * some. Counted for every size: a later one's sample holds it already, by as much too high. */
+static double cuda_bytes(void)
+{
+#ifdef STARPU_SIMGRID
+	return 0; /* simulated workers call no cuBLAS */
+#else
+	return starpu_cuda_worker_get_count() > 0 ? SG_DRIVER_CUDA_FIRST_GEMM_HOST_BYTES : 0;
+#endif
+}
+
 /* Node sharing can fail where the plan from the sizes assumed it (a missing or full
  * STARPU_GEMM_SHM_DIR: the descriptors' notice says why), and the node peers' tiles then go
  * through MPI: the plan's traffic and host memory are made again from the descriptors, with
@@ -531,12 +572,13 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	sg_report_setup(&rep, opts);
 	rep.plan = &plan;
 	sg_report_plan(&rep);
-	/* What this process holds now (StarPU, MPI, the libraries), its tiles, the plan's, and its
-	 * node peers' tiles it reads in place (their pages are resident here too). */
-	double mine = sg_driver_rss() + sg_driver_owned_bytes(opts, rank) + plan.host_bytes +
-	              plan.node_mapped_bytes;
+	/* What this process holds now (StarPU, MPI, the libraries) and what cuBLAS adds on the
+	 * first products, its tiles, the plan's, and its node peers' tiles it reads in place
+	 * (their pages are resident here too). */
+	double mine = sg_driver_rss() + cuda_bytes() + sg_driver_owned_bytes(opts, rank) +
+	              plan.host_bytes + plan.node_mapped_bytes;
 	if (opts->plan_only) {
-		report_memory(opts, largest(mine), 0);
+		report_memory(opts, largest(mine + lapack_bytes(opts, &plan, NULL, gemm_opts)), 0);
 		return EXIT_OK;
 	}
 
@@ -547,6 +589,7 @@ static int run_size(struct sg_driver_options *opts, MPI_Comm host)
 	if (create_matrices(opts, &m, err, sizeof(err)))
 		return EXIT_BAD_INPUT;
 	mine += replan_unshared(&plan, &m, opts, gemm_opts);
+	mine += lapack_bytes(opts, &plan, &m, gemm_opts);
 	/* The check runs with the product's tiles still resident: its buffers come on top. */
 	if (opts->check)
 		mine += starpu_gemm_check_host_bytes(opts->gemm.math, opts->transA, opts->transB,
