@@ -13,6 +13,10 @@
 #include "runtime/node_conf.h"
 #include "common/precision.h"
 #include "common/threads.h"
+#include "common/errors.h"
+#ifdef STARPU_USE_CUDA
+#include <starpu_cublas_v2.h>
+#endif
 
 /* One add: its tile and the columns each item of the team takes. */
 struct add_job {
@@ -59,13 +63,29 @@ static void add_tile(void *buffers[], void *cl_arg, char letter)
 	               add_item, &job);
 }
 
+#ifdef STARPU_SIMGRID
+/* Simulated: no add is measured on the simulated nodes, and StarPU+SimGrid refuses a task
+ * without a model. An add reads C and T and writes C; the rate is an assumption for a node's
+ * one CPU worker and its helper threads beside busy host links (not measured): 30 GB/s. */
+#define SG_SIM_ADD_BYTES_PER_S 30e9
+static double simulated_add_us(struct starpu_task *task, unsigned nimpl)
+{
+	(void)nimpl;
+	starpu_data_handle_t c = STARPU_TASK_GET_HANDLE(task, 0);
+	return 3.0 * (double)starpu_data_get_size(c) / SG_SIM_ADD_BYTES_PER_S * 1e6;
+}
+#define SG_ADD_MODEL(NAME) { .type = STARPU_COMMON, .cost_function = simulated_add_us, \
+                             .symbol = NAME }
+#else
+#define SG_ADD_MODEL(NAME) { .type = STARPU_HISTORY_BASED, .symbol = NAME }
+#endif
+
 #define SG_ADD_CODELET(SUFFIX, NAME)                                                        \
 	static void cpu_add_##SUFFIX(void *buffers[], void *cl_arg)                              \
 	{                                                                                        \
 		add_tile(buffers, cl_arg, #SUFFIX[0]);                                           \
 	}                                                                                        \
-	static struct starpu_perfmodel add_model_##SUFFIX = { .type = STARPU_HISTORY_BASED,     \
-	                                                      .symbol = NAME };                  \
+	static struct starpu_perfmodel add_model_##SUFFIX = SG_ADD_MODEL(NAME);                  \
 	static struct starpu_codelet add_codelet_##SUFFIX = {                                    \
 		.name = NAME, .cpu_funcs = { cpu_add_##SUFFIX }, .nbuffers = 2,                  \
 		.modes = { STARPU_RW, STARPU_R }, .model = &add_model_##SUFFIX };
@@ -84,4 +104,104 @@ struct starpu_codelet *sg_add_codelet(char prec)
 {
 	const struct sg_precision *p = sg_precision(prec);
 	return p ? add_codelets[sg_precision_of_c(p)->format] : NULL;
+}
+
+/* The layered schedule's partial tiles (compute/partials.h): C += T on C's GPU, where C
+ * stays until the product ends, or on a CPU worker where the rank has none. T crosses to
+ * the GPU (one tile over the host link), where the add takes a fraction of a millisecond;
+ * added on a CPU worker, c - 1 partials of every C tile came back to the host and went
+ * through one worker's adds, which the simulated 64 nodes waited for at the end (2.57 s
+ * against 1.30 s with adds made instant; bench/results/sim-layers-20261127.txt).
+ *   buffers: C (RW), T (R); no argument. */
+static void cpu_accumulate(void *buffers[], void *cl_arg, char letter)
+{
+	(void)cl_arg;
+	const struct sg_precision *p = sg_precision(letter);
+	char one[16];
+	p->scalar(one, 1, 0);
+	struct add_job job = {
+		.p = p, .c = (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
+		.t = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
+		.m = STARPU_MATRIX_GET_NX(buffers[0]), .n = STARPU_MATRIX_GET_NY(buffers[0]),
+		.ldc = STARPU_MATRIX_GET_LD(buffers[0]), .ldt = STARPU_MATRIX_GET_LD(buffers[1]),
+		.beta = one, .items = 1,
+	};
+	add_item(&job, 0);
+}
+
+#ifdef STARPU_USE_CUDA
+/* C = 1 C + 1 T with cuBLAS's geam, in place (C as its first operand, same leading
+ * dimension), on the worker's stream (STARPU_CUDA_ASYNC). */
+#define SG_CUDA_ACCUMULATE(SUFFIX, TYPE, GEAM, ONE)                                         \
+	static void cuda_accumulate_##SUFFIX(void *buffers[], void *cl_arg)                      \
+	{                                                                                        \
+		(void)cl_arg;                                                                    \
+		const TYPE one = ONE;                                                            \
+		int m = (int)STARPU_MATRIX_GET_NX(buffers[0]);                                   \
+		int n = (int)STARPU_MATRIX_GET_NY(buffers[0]);                                   \
+		int ldc = (int)STARPU_MATRIX_GET_LD(buffers[0]);                                 \
+		int ldt = (int)STARPU_MATRIX_GET_LD(buffers[1]);                                 \
+		TYPE *c = (TYPE *)STARPU_MATRIX_GET_PTR(buffers[0]);                             \
+		const TYPE *t = (const TYPE *)STARPU_MATRIX_GET_PTR(buffers[1]);                 \
+		cublasStatus_t status = GEAM(starpu_cublas_get_local_handle(), CUBLAS_OP_N,     \
+		                             CUBLAS_OP_N, m, n, &one, c, ldc, &one, t, ldt, c,   \
+		                             ldc);                                               \
+		if (status != CUBLAS_STATUS_SUCCESS)                                             \
+			sg_fatal(__FILE__, __LINE__, #GEAM, cublasGetStatusString(status),       \
+			         "a partial C tile");                                            \
+	}
+SG_CUDA_ACCUMULATE(s, float, cublasSgeam, 1.0f)
+SG_CUDA_ACCUMULATE(d, double, cublasDgeam, 1.0)
+SG_CUDA_ACCUMULATE(c, cuComplex, cublasCgeam, make_cuComplex(1, 0))
+SG_CUDA_ACCUMULATE(z, cuDoubleComplex, cublasZgeam, make_cuDoubleComplex(1, 0))
+#define SG_ACC_CUDA(SUFFIX) .cuda_funcs = { cuda_accumulate_##SUFFIX },                      \
+                            .cuda_flags = { STARPU_CUDA_ASYNC },
+#elif defined(STARPU_SIMGRID)
+/* Simulated GPUs only need an implementation to exist (codelets/gemm_template.c). */
+#define SG_ACC_CUDA(SUFFIX) .cuda_funcs = { cpu_accumulate_##SUFFIX },
+#else
+#define SG_ACC_CUDA(SUFFIX)
+#endif
+
+#ifdef STARPU_SIMGRID
+/* Simulated: C and T read, C written, at the GPU's memory rate (an H200 copies at about
+ * 2 TB/s) or, on a CPU worker, SG_SIM_ADD_BYTES_PER_S. */
+static double simulated_accumulate_us(struct starpu_task *task,
+                                      struct starpu_perfmodel_arch *arch, unsigned nimpl)
+{
+	(void)nimpl;
+	double bytes = 3.0 * (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, 0));
+	int gpu = arch->ndevices > 0 && arch->devices[0].type == STARPU_CUDA_WORKER;
+	return bytes / (gpu ? 2e12 : SG_SIM_ADD_BYTES_PER_S) * 1e6;
+}
+#define SG_ACC_MODEL(NAME) { .type = STARPU_PER_ARCH, .arch_cost_function =                  \
+                             simulated_accumulate_us, .symbol = NAME }
+#else
+#define SG_ACC_MODEL(NAME) { .type = STARPU_HISTORY_BASED, .symbol = NAME }
+#endif
+
+#define SG_ACCUMULATE_CODELET(SUFFIX, NAME)                                                 \
+	static void cpu_accumulate_##SUFFIX(void *buffers[], void *cl_arg)                       \
+	{                                                                                        \
+		cpu_accumulate(buffers, cl_arg, #SUFFIX[0]);                                     \
+	}                                                                                        \
+	static struct starpu_perfmodel accumulate_model_##SUFFIX = SG_ACC_MODEL(NAME);           \
+	static struct starpu_codelet accumulate_codelet_##SUFFIX = {                             \
+		.name = NAME, .cpu_funcs = { cpu_accumulate_##SUFFIX }, SG_ACC_CUDA(SUFFIX)      \
+		.nbuffers = 2, .modes = { STARPU_RW, STARPU_R },                                 \
+		.model = &accumulate_model_##SUFFIX };
+
+SG_ACCUMULATE_CODELET(s, "starpu_gemm_saccumulate")
+SG_ACCUMULATE_CODELET(d, "starpu_gemm_daccumulate")
+SG_ACCUMULATE_CODELET(c, "starpu_gemm_caccumulate")
+SG_ACCUMULATE_CODELET(z, "starpu_gemm_zaccumulate")
+
+static struct starpu_codelet *const accumulate_codelets[] = {
+	[SG_F32] = &accumulate_codelet_s, [SG_F64] = &accumulate_codelet_d,
+	[SG_C32] = &accumulate_codelet_c, [SG_C64] = &accumulate_codelet_z };
+
+struct starpu_codelet *sg_accumulate_codelet(char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p ? accumulate_codelets[sg_precision_of_c(p)->format] : NULL;
 }

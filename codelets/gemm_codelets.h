@@ -37,5 +37,8 @@ struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
  * precision prec (C's precision is what counts): codelets/add_codelets.c. NULL for an unknown
  * letter. */
 struct starpu_codelet *sg_add_codelet(char prec);
+/* C += T, C's type that of prec's C, on a GPU (cuBLAS geam) or a CPU worker: the layered
+ * schedule's partial tiles added into C where it is (compute/partials.h). */
+struct starpu_codelet *sg_accumulate_codelet(char prec);
 
 #endif

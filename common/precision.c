@@ -38,6 +38,8 @@ static const double complex zero_all = 0; /* 0 in every precision's bits */
 		if (b == 1)                                                                    \
 			for (int64_t i = 0; i < count; i++)                                    \
 				y[i] += x[i];                                                  \
+		else if (b == 0) /* BLAS: C not read */                                        \
+			memcpy(y, x, (size_t)count * sizeof(T));                               \
 		else                                                                           \
 			for (int64_t i = 0; i < count; i++)                                    \
 				y[i] = b * y[i] + x[i];                                        \
@@ -64,6 +66,8 @@ static const double complex zero_all = 0; /* 0 in every precision's bits */
 		if (br == 1 && bi == 0)                                                        \
 			for (int64_t i = 0; i < count; i++)                                    \
 				y[i] = MAKE(RE(y[i]) + RE(x[i]), IM(y[i]) + IM(x[i]));         \
+		else if (br == 0 && bi == 0) /* BLAS: C not read */                            \
+			memcpy(y, x, (size_t)count * sizeof(T));                               \
 		else                                                                           \
 			for (int64_t i = 0; i < count; i++) {                                  \
 				PART yr = RE(y[i]), yi = IM(y[i]);                             \

@@ -44,7 +44,8 @@ struct sg_precision {
 	/* x[i] *= *beta for count elements of C's type (p a precision of C: s/d/c/z); with
 	 * beta = 0, zeros written without reading x, as BLAS does. */
 	void (*scale)(void *x, int64_t count, const void *beta);
-	/* c[i] = *beta * c[i] + t[i] for count elements of C's type (p a precision of C). */
+	/* c[i] = *beta * c[i] + t[i] for count elements of C's type (p a precision of C); with
+	 * beta = 0, c[i] = t[i], c not read (a NaN there stays out, as BLAS). */
 	void (*add)(void *c, const void *t, int64_t count, const void *beta);
 	/* *value = re + i im in C's type (p a precision of C). */
 	void (*scalar)(void *value, double re, double im);

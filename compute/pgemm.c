@@ -12,6 +12,8 @@
 #include "compute/window.h"
 #include "compute/submitter.h"
 #include "compute/c_home.h"
+#include "compute/layers.h"
+#include "compute/partials.h"
 #include "runtime/comm.h"
 #include "distrib/desc.h"
 #include "common/errors.h"
@@ -29,6 +31,7 @@ struct starpu_gemm_request {
 	int static_gpu;
 	int beta_zero;                     /* C's first update writes it without reading it */
 	struct sg_c_home *home;            /* plan.c_home: the scratch tiles of this rank's C */
+	struct sg_partials *partials;      /* plan's layers (more than one): the partial tiles */
 	int gemm_where;                    /* STARPU_CUDA where GPUs run every GEMM task, or -1 */
 	int ngpus;                         /* this rank's GPUs: memory nodes gpu_nodes[] */
 	unsigned gpu_nodes[STARPU_MAXNODES];
@@ -112,7 +115,7 @@ static int gpu_of_tile(const struct pgemm *g, int i, int j)
 		return 0;
 	if (!g->static_gpu)
 		return -1;
-	int li = i / g->pb.P, lj = j / g->pb.Q;
+	int li = i / sg_layer_P(&g->plan), lj = j / sg_layer_Q(&g->plan);
 	return (li % g->gpu_rows) * g->gpu_cols + lj % g->gpu_cols;
 }
 
@@ -293,6 +296,23 @@ static int tile_at_home(const struct pgemm *g, int i, int j)
 	return g->home && !sg_walk_in_last_shell(&g->plan, i, j);
 }
 
+/* Layers: C(i,j), this rank's, gets the partial that GEMM(i, j, k) completed on rank from,
+ * added on the GPU that updates C(i,j) where it is known. Ends the job where it cannot be
+ * submitted. */
+static void add_partial(struct pgemm *g, int i, int j, int k, int from, int m, int n, int prio)
+{
+	size_t size = sg_precision_of_c(g->prec)->elemsize;
+	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
+	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1;
+	int ret = sg_partials_add(g->partials, starpu_gemm_desc_handle(g->C, i, j), i, j,
+	                          k % sg_layers(&g->plan), from, m, n, size, worker, prio);
+	if (ret < 0) {
+		char where[96];
+		snprintf(where, sizeof(where), "the partial of C(%d,%d) from rank %d", i, j, from);
+		sg_fatal(__FILE__, __LINE__, "starpu_mpi_irecv_detached_prio", strerror(-ret), where);
+	}
+}
+
 /* Task GEMM(i, j, k): C(i,j) = alpha op(A)(i,k) op(B)(k,j) + (k == 0 ? beta : 1) C(i,j).
  * With beta = 0 the update k = 0 writes C without reading it (BLAS reads no C then), so no C
  * tile crosses to a GPU: H2D is A and B alone. With C kept home (compute/c_home.h) the owner
@@ -307,7 +327,8 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	starpu_gemm_desc_tile_shape(g->C, i, j, &m, &n);
 	starpu_gemm_desc_tile_shape(g->A, ar, ac, g->pb.transA == 'N' ? &unused : &kk,
 	                            g->pb.transA == 'N' ? &kk : &unused);
-	int runner = starpu_gemm_desc_owner(g->C, i, j);
+	int owner = starpu_gemm_desc_owner(g->C, i, j);
+	int runner = g->partials ? sg_layer_runner(&g->plan, i, j, k) : owner;
 	int64_t a_tile = (int64_t)ac * g->A->mt + ar, b_tile = (int64_t)bc * g->B->mt + br;
 	int prio = walk_priority(g, seq);
 	if (runner != g->pb.rank) { /* this rank's part: the tiles of its own that the task reads */
@@ -325,6 +346,8 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 			sg_fatal(__FILE__, __LINE__, "starpu_mpi_isend_detached_prio", strerror(-ret),
 			         where);
 		}
+		if (g->partials && owner == g->pb.rank && sg_layer_last_k(&g->plan, k))
+			add_partial(g, i, j, k, runner, m, n, prio);
 		return;
 	}
 	/* The runner reads what is in reach in place, the rest through StarPU-MPI's receives. */
@@ -335,10 +358,18 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
 	int home = tile_at_home(g, i, j);
-	int overwrite = k == 0 && (g->beta_zero || home);
-	const void *beta_k = k > 0 ? g->prec->one : home ? g->prec->zero : (const void *)&g->beta;
+	/* C(i,j)'s first update (with layers, its owner's layer's first) applies beta. */
+	int first = g->partials ? sg_layer_first_k(&g->plan, k) : k == 0;
+	int overwrite = first && (g->beta_zero || home);
+	const void *beta_k = !first ? g->prec->one : home ? g->prec->zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
 	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
+	/* Layers, another rank's C tile: the layer's partial tile, written by its first update. */
+	if (g->partials && owner != g->pb.rank) {
+		overwrite = first;
+		beta_k = first ? g->prec->zero : g->prec->one;
+		target = sg_partials_tile(g->partials, i, j, k % sg_layers(&g->plan), m, n, size);
+	}
 	struct sg_gemm_task task = {
 		.p = g->prec, .transA = g->pb.transA, .transB = g->pb.transB, .alpha = &g->alpha,
 		.beta = beta_k, .A = a_in, .B = b_in, .C = target, .overwrite = overwrite,
@@ -355,6 +386,10 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	}
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
+	if (ret >= 0 && g->partials && owner != g->pb.rank && sg_layer_last_k(&g->plan, k)) {
+		ret = sg_partials_send(g->partials, i, j, k % sg_layers(&g->plan), owner, prio);
+		g->sends++;
+	}
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "task GEMM(%d,%d,%d)", i, j, k);
@@ -420,9 +455,10 @@ static void walk_algorithm3(struct pgemm *g)
 	sg_walk_start(&w, pl);
 	while (sg_walk_next_chunk(&w)) {
 		void *ref = sg_window_begin_chunk(g->window, pl->throttled ? w.chunk : 0);
-		g->block_full_rows = local_extent(w.i0, w.i1, g->pb.P, g->pb.rank / g->pb.Q) >=
+		int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl); /* the rank's C rows: i mod P1 */
+		g->block_full_rows = local_extent(w.i0, w.i1, P1, g->pb.rank / g->pb.Q % P1) >=
 		                     g->gpu_rows;
-		g->block_full_cols = local_extent(w.j0, w.j1, g->pb.Q, g->pb.rank % g->pb.Q) >=
+		g->block_full_cols = local_extent(w.j0, w.j1, Q1, g->pb.rank % g->pb.Q % Q1) >=
 		                     g->gpu_cols;
 		int i, j, k;
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
@@ -596,6 +632,9 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	if (g->plan.c_home)
 		g->home = sg_c_home_create(g->pb.Mt, g->pb.Nt, g->pb.local ? MPI_COMM_NULL : g->pb.comm,
 		                           g->pb.rank);
+	int layered = sg_layers(&g->plan) > 1;
+	if (layered)
+		g->partials = sg_partials_create(&g->plan, g->pb.comm, g->pb.rank);
 	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
 	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
 	/* The sampler scans every A and B tile each millisecond the walk waits: only where
@@ -606,13 +645,15 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL
-	      : !g->window || (g->plan.c_home && !g->home) || alloc_failed ? -ENOMEM : 0;
+	      : !g->window || (g->plan.c_home && !g->home) || (layered && !g->partials) ||
+	        alloc_failed ? -ENOMEM : 0;
 	if (!ret)
 		ret = sg_submitter_start();
 	ret = sg_agree(ret, g->pb.comm);
 	if (ret) {
 		sg_window_destroy(g->window);
 		sg_c_home_destroy(g->home);
+		sg_partials_destroy(g->partials);
 		free(g->asked_a);
 		free(g->sent_a);
 		free(g);
@@ -675,6 +716,7 @@ int starpu_gemm_wait(struct starpu_gemm_request *g, struct starpu_gemm_stats *st
 	}
 	sg_window_destroy(g->window);
 	sg_c_home_destroy(g->home);
+	sg_partials_destroy(g->partials);
 	free(g->asked_a);
 	free(g->sent_a);
 	free(g);

@@ -10,6 +10,7 @@
 #include "common/precision.h"
 #include "compute/walk.h"
 #include "common/square_grid.h"
+#include "compute/layers.h"
 
 /* Memory and traffic are counted in tiles of A and B; a C tile weighs c_weight of them (2
  * when A and B are bfloat16 or half and C float, else 1). */
@@ -363,6 +364,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	plan->Kt = pb.Kt;
 	plan->P = pb.P;
 	plan->Q = pb.Q;
+	plan->layer_rows = plan->layer_cols = 1;
 	plan->tile = pb.tile;
 	plan->throttled = !opts.no_throttle;
 
@@ -552,7 +554,8 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
 	}
-	return 0;
+	/* The 2D plan, or the layers' where they move enough less (or are asked for). */
+	return sg_plan_layers(plan, &pb, res, &opts, why, whylen);
 }
 
 void sg_plan_choices(const struct starpu_gemm_plan *plan, struct starpu_gemm_opts *opts)
@@ -567,6 +570,7 @@ void sg_plan_choices(const struct starpu_gemm_plan *plan, struct starpu_gemm_opt
 	opts->no_throttle = !plan->throttled;
 	opts->static_gpu = plan->static_gpu ? 1 : 2;
 	opts->gpu_peers = plan->gpu_peers ? 1 : 2;
+	opts->layers = sg_layers(plan);
 }
 
 int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,
@@ -587,24 +591,32 @@ int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_proble
 		         beta_zero ? "" : " not", beta_zero != 0);
 		return -EINVAL;
 	}
-	int Mtl = sg_ceil_div(pb->Mt, pb->P), Ntl = sg_ceil_div(pb->Nt, pb->Q);
-	int walkable = plan->b >= 1 && plan->c >= 1 && plan->lookahead >= 0 &&
+	/* Blocks span b x c tiles of each rank of a layer's grid (one layer: the 2D grid). */
+	int layers = sg_layers(plan);
+	int layered = plan->layer_rows >= 1 && plan->layer_cols >= 1 &&
+	              pb->P % plan->layer_rows == 0 && pb->Q % plan->layer_cols == 0 &&
+	              (layers == 1 || (2 * layers <= pb->Kt &&
+	                                   (plan->d % layers == 0 || plan->d == pb->Kt)));
+	int P1 = layered ? pb->P / plan->layer_rows : pb->P;
+	int Q1 = layered ? pb->Q / plan->layer_cols : pb->Q;
+	int Mtl = sg_ceil_div(pb->Mt, P1), Ntl = sg_ceil_div(pb->Nt, Q1);
+	int walkable = layered && plan->b >= 1 && plan->c >= 1 && plan->lookahead >= 0 &&
 	               (pb->Kt == 0 || (plan->d >= 1 && plan->d <= pb->Kt &&
 	                                plan->Z == sg_ceil_div(pb->Kt, plan->d))) &&
 	               plan->b <= Mtl && plan->c <= Ntl &&
-	               plan->X == sg_ceil_div(pb->Mt, plan->b * pb->P) &&
-	               plan->Y == sg_ceil_div(pb->Nt, plan->c * pb->Q) && plan->G >= 0 &&
+	               plan->X == sg_ceil_div(pb->Mt, plan->b * P1) &&
+	               plan->Y == sg_ceil_div(pb->Nt, plan->c * Q1) && plan->G >= 0 &&
 	               /* the walk indexes its GPUs by the plan's grid */
 	               plan->gpu_rows >= 1 && plan->gpu_cols >= 1 &&
 	               plan->gpu_rows * plan->gpu_cols == sg_max(plan->G, 1) &&
 	               (!plan->gpu_peers || plan->static_gpu);
 	if (!walkable) {
 		snprintf(why, whylen, "the plan given (opts.plan) cannot be walked: b=%d c=%d d=%d "
-		         "lookahead=%d X=%d Y=%d Z=%d, GPUs %d as %dx%d%s, for %dx%dx%d tiles on a %dx%d "
-		         "grid", plan->b, plan->c, plan->d, plan->lookahead, plan->X, plan->Y, plan->Z,
-		         plan->G, plan->gpu_rows, plan->gpu_cols,
+		         "lookahead=%d X=%d Y=%d Z=%d, GPUs %d as %dx%d%s, layers %dx%d, for %dx%dx%d "
+		         "tiles on a %dx%d grid", plan->b, plan->c, plan->d, plan->lookahead, plan->X,
+		         plan->Y, plan->Z, plan->G, plan->gpu_rows, plan->gpu_cols,
 		         plan->gpu_peers && !plan->static_gpu ? " relaying without owning" : "",
-		         pb->Mt, pb->Nt, pb->Kt, pb->P, pb->Q);
+		         plan->layer_rows, plan->layer_cols, pb->Mt, pb->Nt, pb->Kt, pb->P, pb->Q);
 		return -EINVAL;
 	}
 	return 0;

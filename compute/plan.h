@@ -25,6 +25,13 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
                     const struct sg_resources *res, const struct starpu_gemm_opts *opts,
                     char *why, size_t whylen);
 
+/* The planner's layers (compute/plan_layers.c), after plan holds the 2D plan of pb: plan
+ * becomes the layered one where opts->layers asks for it (-EINVAL with why where it cannot
+ * be had), or automatically where it moves enough less. Pure, as sg_plan_compute. */
+int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
+                   const struct sg_resources *res, const struct starpu_gemm_opts *opts,
+                   char *why, size_t whylen);
+
 /* Whether plan was made for pb (its tiles, grid, kernel and beta), so a product can follow it
  * as given: 0, or -EINVAL with one sentence in why. Pure. */
 int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_problem *pb,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "compute/plan.h"
+#include "compute/layers.h"
 #include "common/precision.h"
 #include "runtime/env.h"
 
@@ -74,6 +75,12 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	fprintf(out, "plan: b=%d c=%d d=%d lookahead=%d -> X=%d Y=%d Z=%d, regime %s%s\n",
 	        pl->b, pl->c, pl->d, pl->lookahead, pl->X, pl->Y, pl->Z, pl->regime,
 	        pl->throttled ? "" : " (throttle off: every task submitted at once)");
+	if (sg_layers(pl) > 1)
+		fprintf(out, "plan: %d layers (communication-avoiding): the grid as %dx%d layers of "
+		        "%dx%d ranks, layer k mod %d computing partial C tiles that C's owners add; "
+		        "per rank %.3f GB of partials among the MPI bytes\n", sg_layers(pl),
+		        pl->layer_rows, pl->layer_cols, sg_layer_P(pl), sg_layer_Q(pl), sg_layers(pl),
+		        pl->partial_bytes / 1e9);
 	/* Without GPUs, no word of them (bench/rss.sh reads the host figure either way). */
 	char gpu_limit[64] = "", host_limit[64] = "", text[64];
 	if (*from_limit(SG_ENV_LIMIT_CUDA_MEM, (double)pl->gpu_mem, text, sizeof(text)))

@@ -1,6 +1,7 @@
 /* The product's task order: compute/walk.h says what it is and why. */
 #include "compute/walk.h"
 #include "compute/problem.h"
+#include "compute/layers.h"
 
 void sg_walk_start(struct sg_walk *w, const struct starpu_gemm_plan *plan)
 {
@@ -8,14 +9,16 @@ void sg_walk_start(struct sg_walk *w, const struct starpu_gemm_plan *plan)
 	                       .chunk = -1, .seq = -1 };
 }
 
-/* Block (x,y) of C: its rows [i0, i1) and columns [j0, j1) of tiles. */
+/* Block (x,y) of C: its rows [i0, i1) and columns [j0, j1) of tiles; b x c of them for each
+ * rank of the grid, or with layers of each rank of a layer's grid (compute/layers.h). */
 static void block_extent(const struct starpu_gemm_plan *pl, int x, int y, int *i0, int *i1,
                          int *j0, int *j1)
 {
-	*i0 = x * pl->b * pl->P;
-	*i1 = sg_min(*i0 + pl->b * pl->P, pl->Mt);
-	*j0 = y * pl->c * pl->Q;
-	*j1 = sg_min(*j0 + pl->c * pl->Q, pl->Nt);
+	int P = sg_layer_P(pl), Q = sg_layer_Q(pl);
+	*i0 = x * pl->b * P;
+	*i1 = sg_min(*i0 + pl->b * P, pl->Mt);
+	*j0 = y * pl->c * Q;
+	*j1 = sg_min(*j0 + pl->c * Q, pl->Nt);
 }
 
 int sg_walk_next_chunk(struct sg_walk *w)

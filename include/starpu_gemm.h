@@ -329,6 +329,15 @@ struct starpu_gemm_opts {
 	 * call starpu_gemm, nor wait for the product's tasks. starpu_gemm_gemm_ex sets its own. */
 	void (*before_task)(void *arg, int i, int j, int k);
 	void *before_task_arg;
+	int layers;        /* the communication-avoiding schedule (2.5D): 0 (default) automatic:
+	                    * as many layers as cut the MPI bytes per rank by a sixth or more,
+	                    * where tiles come from other nodes (one rank per node), else 1; 1: the
+	                    * 2D schedule, each C tile updated by its owner; c > 1: the P x Q grid
+	                    * as c layers of (P/pr) x (Q/qc) ranks (pr * qc = c, pr dividing P,
+	                    * qc Q), layer k mod c computing C's updates of those k into partial
+	                    * tiles that C's owner adds, so each rank reads 1/c of the k steps of c
+	                    * times more C tiles. Not with before_task, nor where node peers share
+	                    * their tiles */
 };
 
 void starpu_gemm_opts_init(struct starpu_gemm_opts *opts);
@@ -402,7 +411,13 @@ struct starpu_gemm_plan {
 	                               * 0 on one node */
 	double mpi_rate;              /* bytes/s a rank receives from other nodes at, as given
 	                               * (STARPU_GEMM_MPI_GBPS, the grid's smallest); 0: unknown.
-	                               * The network term: mpi_recv_bytes / mpi_rate */
+	                               * The network term: mpi_recv_bytes / mpi_rate */	int layer_rows, layer_cols;   /* the schedule's layers (opts.layers): the grid's P x Q
+	                               * ranks as layer_rows * layer_cols layers of
+	                               * (P / layer_rows) x (Q / layer_cols); 1 x 1: 2D. Blocks
+	                               * span b (P / layer_rows) x c (Q / layer_cols) tiles, and a
+	                               * chunk's d k steps hold d / layers of each layer's */
+	double partial_bytes;         /* predicted per rank, in mpi_recv_bytes: the partial C
+	                               * tiles of other layers received for its C tiles */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the

@@ -5,7 +5,8 @@
 # MPI, exactly the plan's prediction (also transposed, uneven, without StarPU-MPI's cache); a
 # shared-memory folder that cannot be used (STARPU_GEMM_SHM_DIR missing): one notice naming the
 # reason, the MPI path, still correct, its bytes those of the plan made again
-# (drivers/starpu_gemm.c, replan_unshared); a killed job's segments removed by the next job.
+# (drivers/starpu_gemm.c, replan_unshared); a killed job's segments removed by the next job;
+# the layers of the communication-avoiding schedule, their bytes the plan's.
 # Read from the driver's --csv rows (columns by name).
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -60,6 +61,26 @@ run "4 ranks, each its own node, A transposed, uneven tiles" 4 plan STARPU_GEMM_
   "${sizes[@]}" -P 2 -Q 2 --transA T
 run "3 ranks, each its own node, B transposed, no StarPU-MPI cache" 3 plan \
   STARPU_GEMM_SHARE_NODE=0 STARPU_MPI_CACHE=0 -- "${sizes[@]}" -P 3 -Q 1 --transB T
+# The communication-avoiding schedule (--layers, compute/layers.h), each rank its own node:
+# the partial C tiles go to C's owners through MPI with the A and B tiles, all of it the
+# plan's bytes; beta = 0 reads no C (the check fills it with NaN); 4 layers of 2 x 1 ranks.
+run "4 ranks as 2 layers (--layers 2)" 4 plan STARPU_GEMM_SHARE_NODE=0 -- "${sizes[@]}" \
+  -P 2 -Q 2 --layers 2
+run "4 ranks as 2 layers, z, op(A) conjugated, beta = 0" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
+  "${sizes[@]}" -P 2 -Q 2 --layers 2 --prec z --transA C --beta 0
+run "8 ranks (2x4) as 4 layers" 8 plan STARPU_GEMM_SHARE_NODE=0 -- -M 512 -N 640 -K 1024 \
+  -t 128 -P 2 -Q 4 --layers 4
+# Where node peers read each other's tiles in place, layers do not apply: one line, every
+# rank fails.
+if timeout -k 10 120 "${MPIRUN:-mpirun}" -np 4 -x STARPU_SILENT -x STARPU_NCUDA -x STARPU_HOME \
+     "$driver" "${sizes[@]}" -P 2 -Q 2 --layers 2 --niter 1 --warmup 0 > "$out" 2> "$err"; then
+  echo "FAIL --layers 2 with node sharing: the job succeeded"; failures=$((failures + 1))
+elif [ "$(grep -c 'do not apply here: node peers' "$err")" = 1 ]; then
+  echo "PASS --layers 2 with node sharing: $(grep 'do not apply' "$err")"
+else
+  echo "FAIL --layers 2 with node sharing: not one line saying why"; cat "$out" "$err"
+  failures=$((failures + 1))
+fi
 # Each rank its own node: rank 0 inserts only the tasks it runs (a tile it only sends is
 # posted, not a task), and registers only the tiles it uses, as many as the plan counts (at
 # 6 x 6 x 7 tiles on 2 x 2: its A rows 21, B columns 21, C 9 = 51 of the 120).

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compute/plan.h"
+#include "compute/layers.h"
 #include "compute/lower_bound.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -76,9 +77,10 @@ static const struct row rows[] = {
 	/* 3 x 3 ranks, Kt = 32: chunks of max(3, 3) = 3 steps, not the 4 of 8 chunks. */
 	{ "d CPU 3x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 3, 3, 0, 0, 8, 1, AUTO,
 	  0, 11, 11, 3, 1, "c1", 0.000, 0.0573 },
-	/* 8 x 8 ranks, Kt = 32: chunks of 8, not 4. */
+	/* 8 x 8 ranks, Kt = 32: 4 layers of 4 x 4 ranks (2D moves 0.0273 GiB in chunks of 8),
+	 * each rank's C rows of 8 tiles, chunks of max(8, 8) steps, 2 of each layer. */
 	{ "d CPU 8x8 ranks n=4096", 'd', 4096, 4096, 4096, 128, 8, 8, 0, 0, 8, 1, AUTO,
-	  0, 4, 4, 8, 1, "c1", 0.000, 0.0273 },
+	  0, 8, 8, 8, 1, "c1", 0.000, 0.0210 },
 	/* 2 x 3 ranks, Kt = 32: chunks of 3, not lcm(2, 3) = 6 (too few chunks). */
 	{ "d CPU 2x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 2, 3, 0, 0, 8, 1, AUTO,
 	  0, 16, 11, 3, 1, "c1", 0.000, 0.0632 },
@@ -343,6 +345,66 @@ static int check_lower_bound(void)
 	return failures + !ok2;
 }
 
+/* The layers (compute/layers.h): 64 nodes of one rank, n = 131072 DGEMM on 8 x 8, take 4
+ * layers of 4 x 4 ranks by themselves. Per rank, A and B: 4 ranks of a layer's row (column)
+ * read each tile, its owner one of them for a quarter of the tiles, 3.75 x 1024 / 64 = 60 tiles
+ * of 128 MiB each, and 3 partials of each of its 16 C tiles: 168 tiles, 21.0 GiB, against
+ * 2D's 14/64 n^2 (28.0 GiB). 16 nodes on 4 x 4 stay 2D (check_lower_bound); layers are
+ * refused where node peers share tiles, or on one rank, and a split that does not fit. */
+static int check_layers(void)
+{
+	struct sg_problem pb = { .prec = 'd', .transA = 'N', .transB = 'N', .M = 131072,
+	                         .N = 131072, .K = 131072, .tile = 4096, .P = 8, .Q = 8,
+	                         .Mt = 32, .Nt = 32, .Kt = 32, .comm = STARPU_GEMM_COMM_LOCAL };
+	struct sg_resources res = { .gpus = 4, .gpu_mem = (size_t)(140 * GiB),
+	                            .host_mem = (size_t)(512e9), .cpu_workers = 1,
+	                            .cpu_workers_max = 1 };
+	struct starpu_gemm_opts opts;
+	starpu_gemm_opts_init(&opts);
+	struct starpu_gemm_plan plan, flat, again;
+	char why[512];
+	int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
+	opts.layers = 1;
+	ret |= sg_plan_compute(&flat, &pb, &res, &opts, why, sizeof(why));
+	struct starpu_gemm_opts chosen;
+	starpu_gemm_opts_init(&chosen);
+	sg_plan_choices(&plan, &chosen);
+	ret |= sg_plan_compute(&again, &pb, &res, &chosen, why, sizeof(why));
+	int ok = ret == 0 && sg_layers(&plan) == 4 && plan.layer_rows == 2 &&
+	         fabs(plan.mpi_recv_bytes / GiB - 21.0) < 1e-9 &&
+	         fabs(plan.partial_bytes / GiB - 6.0) < 1e-9 && sg_layers(&flat) == 1 &&
+	         fabs(flat.mpi_recv_bytes / GiB - 28.0) < 1e-9 && plan.d % 4 == 0 &&
+	         memcmp(&plan, &again, sizeof(plan)) == 0 &&
+	         sg_plan_conforms(&plan, &pb, 0, why, sizeof(why)) == 0;
+	printf("%s layers, 64 nodes n = 131072: %d layers of %dx%d ranks, MPI %.3f GiB per rank "
+	       "(partials %.3f) against 2D's %.3f; d=%d; its choices give it again\n",
+	       ok ? "PASS" : "FAIL", sg_layers(&plan), sg_layer_P(&plan), sg_layer_Q(&plan),
+	       plan.mpi_recv_bytes / GiB, plan.partial_bytes / GiB, flat.mpi_recv_bytes / GiB,
+	       plan.d);
+	int failures = !ok;
+	/* Refusals: node peers reading in place, one rank, 3 layers on 8 x 8, 64 layers of 1. */
+	struct {
+		const char *name;
+		int P, Q, layers, col_peers;
+	} refused[] = { { "node peers", 8, 8, 4, 1 }, { "one rank", 1, 1, 2, 0 },
+	                { "3 layers on 8 x 8", 8, 8, 3, 0 }, { "layers of one rank", 8, 8, 64, 0 } };
+	for (size_t c = 0; c < sizeof(refused) / sizeof(refused[0]); c++) {
+		struct sg_problem p = pb;
+		p.P = refused[c].P;
+		p.Q = refused[c].Q;
+		p.local = p.P * p.Q == 1;
+		struct sg_resources r = res;
+		r.col_peers = refused[c].col_peers;
+		opts.layers = refused[c].layers;
+		*why = 0;
+		int rc = sg_plan_compute(&plan, &p, &r, &opts, why, sizeof(why));
+		int good = rc == -EINVAL && strstr(why, "layers") != NULL;
+		printf("%s layers refused: %s: %s\n", good ? "PASS" : "FAIL", refused[c].name, why);
+		failures += !good;
+	}
+	return failures;
+}
+
 /* A plan conforms to its own problem and beta, and to no other. */
 static int check_conformance(void)
 {
@@ -427,5 +489,6 @@ int main(void)
 	failures += check_gpu_peers();
 	failures += check_gpu_peers_nodes();
 	failures += check_lower_bound();
+	failures += check_layers();
 	return failures ? 1 : 0;
 }
