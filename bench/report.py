@@ -399,9 +399,10 @@ def predictions(rows, markdown):
             "h2d_bytes", "d2d_bytes", "mpi_bytes", "pred_mpi_bytes", "pred_load_bytes")]
         lines.append([row["kind"], row.get("net_gbps", "200") if int(row["nodes"]) > 1 else "-",
                       "%s x %s" % (row["nodes"], row["gpus_per_node"]), row["M"], row["tile"],
+                      row.get("layers") or "1",
                       "%.1f" % tflops, "%.1f" % per_gpu,
                       "%.2f" % (per_gpu / one) if one else "-"] + gigabytes)
-    head = ["scaling", "network Gb/s", "nodes x GPUs", "n", "tile", "TFLOP/s", "per GPU",
+    head = ["scaling", "network Gb/s", "nodes x GPUs", "n", "tile", "layers", "TFLOP/s", "per GPU",
             "efficiency", "host->GPU GB", "GPU<->GPU GB", "MPI GB simulated", "MPI GB plan",
             "plan loads GB"]
     trailer = one and ("Efficiency: TFLOP/s per GPU over one simulated GPU (%.1f TFLOP/s, n as "

@@ -11,7 +11,8 @@
  *   gpu         the device's name (the driver: how many GPUs the job drives, each once)
  *   math        the driver's --math (default, tf32)
  *   pred_d2d_bytes  the plan's A and B tiles copied between a rank's GPUs (plan.gpu_peers),
- *               last so that the columns before keep their places
+ *               after the columns before so that they keep their places
+ *   layers      the driver's plan: its layers (compute/layers.h; 1: the 2D schedule), last
  * Header only, no symbols: the peers link nothing of the library. */
 #ifndef SG_RESULTS_CSV_H
 #define SG_RESULTS_CSV_H
@@ -20,6 +21,6 @@
 	"system,prec,transA,transB,M,N,K,tile,P,Q,dist,ranks,ncuda,ncpu,sched,b,c,d,lookahead," \
 	"throttled,iter,time_s,gflops,residual,h2d_bytes,d2h_bytes,d2d_bytes,mpi_bytes,"       \
 	"pred_load_bytes,pred_d2h_bytes,pred_mpi_bytes,regime,layout,pin_s,nb,block,memory,"   \
-	"threads,gbs,gpu,math,pred_d2d_bytes"
+	"threads,gbs,gpu,math,pred_d2d_bytes,layers"
 
 #endif

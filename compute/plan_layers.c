@@ -13,9 +13,31 @@
 #include "compute/layers.h"
 #include "common/precision.h"
 
-/* A layered plan cuts the MPI bytes per rank by at least this share, or the 2D plan stays:
+/* Automatic layers cut the MPI bytes per rank by at least this share, or the 2D plan stays:
  * the layers add c - 1 partial tiles per C tile to receive, hold and add. */
 #define SG_LAYERS_LEAST_SAVING (1.0 / 6)
+
+/* Automatic layers only where the network bounds the 2D plan by far: its network term (MPI
+ * bytes at the given rate, STARPU_GEMM_MPI_GBPS) at least SG_LAYERS_NETWORK_BOUND times the
+ * rank's GPU time at a nominal rate erring low. The layers move less, but add the partials
+ * at the product's end (their tiles complete in the last chunk): simulated 64 nodes of 4 H200,
+ * n = 131072, 4 layers against 2D, 3378 against 3125 TFLOP/s at 200 Gb/s (2D's network term
+ * 3.4 x its GPU time), 8231 against 10110 at 1600 (0.45 x); measured on 4 x H200 with 4 ranks
+ * as nodes (where 2 layers move 25% more), 2.17 s against 1.36 (bench/results/
+ * layers-h200x4-20261127.log). Without a rate, a GPU, or with tiles this small, never. */
+#define SG_LAYERS_NETWORK_BOUND 2.0
+#define SG_NOMINAL_GPU_FLOPS 50e12         /* DGEMM on an H100 or H200: 51-53 measured */
+#define SG_NOMINAL_TENSOR_GPU_FLOPS 400e12 /* BF16, FP16, TF32: more, and erring low */
+
+static int network_bound(const struct starpu_gemm_plan *flat, const struct sg_problem *pb)
+{
+	if (flat->mpi_rate <= 0 || flat->G < 1)
+		return 0;
+	const struct sg_precision *p = sg_precision(pb->prec);
+	double rate = p->c_letter != p->letter ? SG_NOMINAL_TENSOR_GPU_FLOPS : SG_NOMINAL_GPU_FLOPS;
+	double gpu_s = flat->flops / ((double)pb->P * pb->Q * flat->G * rate);
+	return flat->mpi_recv_bytes / flat->mpi_rate >= SG_LAYERS_NETWORK_BOUND * gpu_s;
+}
 
 /* Why the layers cannot apply to pb, or NULL. They need StarPU-MPI's 2D grid of C (owners
  * from a user function could be anywhere), every input tile through MPI (node peers read
@@ -100,9 +122,10 @@ static int plan_layered(struct starpu_gemm_plan *pl, const struct sg_problem *pb
 	/* A layer's k steps are those of k mod c: its A tiles come from the owners of k mod Q,
 	 * its B tiles from those of k mod P, of those k. Chunks of max(P, Q) steps (as in 2D)
 	 * draw from all of them, where the layer's own rule (max(P', Q') of its steps, c times
-	 * more) held whole panels per chunk: 64 simulated nodes, 4 layers, d = 8 took 1.30 s
-	 * against d = 16's (2 chunks) ... (bench/results/sim-layers-20261127.txt). Planned again
-	 * with that depth, so that memory and tasks are counted for it. */
+	 * more) held whole panels per chunk: 64 simulated nodes at 200 Gb/s, 4 layers (their adds
+	 * made instant), d = 8 1.295 s, d = 16 (2 chunks) 1.315, d = 4 1.347
+	 * (bench/results/sim-layers-20261127.txt). Planned again with that depth, so that memory
+	 * and tasks are counted for it. */
 	int net_d = sg_ceil_div(sg_max(pb->P, pb->Q), layers);
 	if (!ret && !opts->d && pl->d > net_d) {
 		o.d = net_d;
@@ -203,7 +226,8 @@ int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 			found = 0;
 	}
 	if (found && (opts->layers > 1 ||
-	              best.mpi_recv_bytes < (1 - SG_LAYERS_LEAST_SAVING) * flat.mpi_recv_bytes)) {
+	              (best.mpi_recv_bytes < (1 - SG_LAYERS_LEAST_SAVING) * flat.mpi_recv_bytes &&
+	               network_bound(&flat, pb)))) {
 		best.mpi_lower_bytes = plan->mpi_lower_bytes;
 		*plan = best;
 	}

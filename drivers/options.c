@@ -92,8 +92,8 @@ static const struct option_doc docs[] = {
 	GEMM_INT("layers", 0, "INT", layers, 0, INT_MAX, "the communication-avoiding schedule: "
 	         "the grid as INT layers, each computing the updates of 1/INT of the k steps "
 	         "into partial tiles that C's owners add; 1: the 2D schedule (default 0, "
-	         "automatic: layers where tiles come from other nodes and they cut the MPI bytes "
-	         "per rank by a sixth or more)"),
+	         "automatic: layers where they cut the MPI bytes per rank by a sixth or more and "
+	         "the network, STARPU_GEMM_MPI_GBPS, bounds the 2D schedule by far)"),
 	GEMM_FLAG("no-throttle", 0, no_throttle, "submit every task at once (un-chunked baseline)"),
 	/* The words in starpu_gemm_opts.static_gpu's order. */
 	GEMM_CHOICE("gpu-assign", 0, "auto|static|dynamic", static_gpu, "how a rank's GPUs share "

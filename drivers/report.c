@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "runtime/env.h"
 #include "drivers/report.h"
+#include "compute/layers.h"
 #include "drivers/collectives.h"
 #include "drivers/resources.h"
 
@@ -249,7 +250,7 @@ void sg_report_iteration(const struct sg_report *rep, int iter, double seconds,
 		printf(",%s,%s,%.6f,,,,,,%d,%s", pl->regime[0] ? pl->regime : "-",
 		       sg_options_layout_name(o->layout), pin_seconds, rep->ngpus,
 		       o->gemm.math == STARPU_GEMM_MATH_TF32 ? "tf32" : "default");
-		printf(",%.0f\n", bytes[SG_REPORT_BYTES - 1]); /* pred_d2d_bytes */
+		printf(",%.0f,%d\n", bytes[SG_REPORT_BYTES - 1], sg_layers(pl)); /* pred_d2d_bytes */
 		if (check->done) /* stdout holds only the table */
 			fprintf(stderr, "iteration %d: %s\n", iter, check_text);
 	} else {

@@ -330,8 +330,9 @@ struct starpu_gemm_opts {
 	void (*before_task)(void *arg, int i, int j, int k);
 	void *before_task_arg;
 	int layers;        /* the communication-avoiding schedule (2.5D): 0 (default) automatic:
-	                    * as many layers as cut the MPI bytes per rank by a sixth or more,
-	                    * where tiles come from other nodes (one rank per node), else 1; 1: the
+	                    * the layers that move the least, where they cut the MPI bytes per
+	                    * rank by a sixth or more and the network (STARPU_GEMM_MPI_GBPS)
+	                    * bounds the 2D plan's GPUs by far, one rank per node, else 1; 1: the
 	                    * 2D schedule, each C tile updated by its owner; c > 1: the P x Q grid
 	                    * as c layers of (P/pr) x (Q/qc) ranks (pr * qc = c, pr dividing P,
 	                    * qc Q), layer k mod c computing C's updates of those k into partial

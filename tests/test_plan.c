@@ -77,10 +77,9 @@ static const struct row rows[] = {
 	/* 3 x 3 ranks, Kt = 32: chunks of max(3, 3) = 3 steps, not the 4 of 8 chunks. */
 	{ "d CPU 3x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 3, 3, 0, 0, 8, 1, AUTO,
 	  0, 11, 11, 3, 1, "c1", 0.000, 0.0573 },
-	/* 8 x 8 ranks, Kt = 32: 4 layers of 4 x 4 ranks (2D moves 0.0273 GiB in chunks of 8),
-	 * each rank's C rows of 8 tiles, chunks of max(8, 8) steps, 2 of each layer. */
+	/* 8 x 8 ranks, Kt = 32: chunks of 8, not 4 (no GPU: no layers by themselves). */
 	{ "d CPU 8x8 ranks n=4096", 'd', 4096, 4096, 4096, 128, 8, 8, 0, 0, 8, 1, AUTO,
-	  0, 8, 8, 8, 1, "c1", 0.000, 0.0210 },
+	  0, 4, 4, 8, 1, "c1", 0.000, 0.0273 },
 	/* 2 x 3 ranks, Kt = 32: chunks of 3, not lcm(2, 3) = 6 (too few chunks). */
 	{ "d CPU 2x3 ranks n=4096", 'd', 4096, 4096, 4096, 128, 2, 3, 0, 0, 8, 1, AUTO,
 	  0, 16, 11, 3, 1, "c1", 0.000, 0.0632 },
@@ -345,8 +344,8 @@ static int check_lower_bound(void)
 	return failures + !ok2;
 }
 
-/* The layers (compute/layers.h): 64 nodes of one rank, n = 131072 DGEMM on 8 x 8, take 4
- * layers of 4 x 4 ranks by themselves. Per rank, A and B: 4 ranks of a layer's row (column)
+/* The layers (compute/layers.h): 64 nodes of one rank, n = 131072 DGEMM on 8 x 8, at 25 GB/s
+ * per node, take 4 layers of 4 x 4 ranks by themselves. Per rank, A and B: 4 ranks of a layer's row (column)
  * read each tile, its owner one of them for a quarter of the tiles, 3.75 x 1024 / 64 = 60 tiles
  * of 128 MiB each, and 3 partials of each of its 16 C tiles: 168 tiles, 21.0 GiB, against
  * 2D's 14/64 n^2 (28.0 GiB). 16 nodes on 4 x 4 stay 2D (check_lower_bound); layers are
@@ -358,10 +357,21 @@ static int check_layers(void)
 	                         .Mt = 32, .Nt = 32, .Kt = 32, .comm = STARPU_GEMM_COMM_LOCAL };
 	struct sg_resources res = { .gpus = 4, .gpu_mem = (size_t)(140 * GiB),
 	                            .host_mem = (size_t)(512e9), .cpu_workers = 1,
-	                            .cpu_workers_max = 1 };
+	                            .cpu_workers_max = 1, .mpi_rate = 25e9 };
 	struct starpu_gemm_opts opts;
 	starpu_gemm_opts_init(&opts);
-	struct starpu_gemm_plan plan, flat, again;
+	struct starpu_gemm_plan plan, flat, again, fast, unknown;
+	/* At 200 GB/s (4 x 400 Gb/s), or an unknown rate, the network does not bound 2D by
+	 * far: no layers by themselves. */
+	struct sg_resources r200 = res, r0 = res;
+	r200.mpi_rate = 200e9;
+	r0.mpi_rate = 0;
+	char why0[512];
+	int ret0 = sg_plan_compute(&fast, &pb, &r200, &opts, why0, sizeof(why0)) |
+	           sg_plan_compute(&unknown, &pb, &r0, &opts, why0, sizeof(why0));
+	int ok0 = ret0 == 0 && sg_layers(&fast) == 1 && sg_layers(&unknown) == 1;
+	printf("%s layers, 64 nodes n = 131072 at 200 GB/s and at an unknown rate: %d and %d "
+	       "layer(s)\n", ok0 ? "PASS" : "FAIL", sg_layers(&fast), sg_layers(&unknown));
 	char why[512];
 	int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
 	opts.layers = 1;
@@ -381,7 +391,7 @@ static int check_layers(void)
 	       ok ? "PASS" : "FAIL", sg_layers(&plan), sg_layer_P(&plan), sg_layer_Q(&plan),
 	       plan.mpi_recv_bytes / GiB, plan.partial_bytes / GiB, flat.mpi_recv_bytes / GiB,
 	       plan.d);
-	int failures = !ok;
+	int failures = !ok + !ok0;
 	/* Refusals: node peers reading in place, one rank, 3 layers on 8 x 8, 64 layers of 1. */
 	struct {
 		const char *name;

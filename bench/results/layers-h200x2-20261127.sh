@@ -7,6 +7,11 @@
 # Prediction: every check PASSED; MPI measured = plan to the byte (as on the CPU, where
 # tests/driver_node.sh holds it); host->GPU within 5% of the plan's (C's loads and the partials
 # are counted from the mean tile); no error, no hang (each case under 60 s).
+# Result (written after the call, layers-h200x2-20261127.log; the call ran on 2 x H200): all 8
+# cases passed every check, no error; MPI measured = plan in every case (1.3, 1.3, 0.54,
+# 0.94, 0.47, 2.6, 1.3 and, 2D, 1.1 GB); host->GPU equal to the plan's, or 3% under (2 GPUs per
+# rank: 3.1 against 3.2 GB); GPU->host equal but in the z case (1.0 against 1.2 GB: 5 C tile
+# columns on 2 ranks, the plan counts the busier rank's 3 for both, as in 2D).
 set -u
 . bundle/env.sh
 export STARPU_HOSTNAME=gpu-node
