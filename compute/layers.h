@@ -42,6 +42,18 @@ static inline int sg_layer_runner(const struct starpu_gemm_plan *pl, int i, int 
 	return (i % P1 + P1 * lr) * pl->Q + j % Q1 + Q1 * lc;
 }
 
+/* The GEMM tasks rank runs: its layer's k steps (k mod c = its layer) of the C tiles at its
+ * place in its layer's grid; with one layer, its own C tiles' every k step. */
+static inline long long sg_layer_tasks(const struct starpu_gemm_plan *pl, int rank)
+{
+	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), c = sg_layers(pl);
+	int row = rank / pl->Q, col = rank % pl->Q;
+	int l = (row / P1) * (pl->Q / Q1) + col / Q1;
+	long long rows = (pl->Mt - row % P1 + P1 - 1) / P1, cols = (pl->Nt - col % Q1 + Q1 - 1) / Q1;
+	long long ks = (pl->Kt - l + c - 1) / c;
+	return rows * cols * (ks > 0 ? ks : 0);
+}
+
 /* Whether GEMM(i, j, k) is the last update of its layer's partial tile of C(i,j) (the
  * partial is then complete), and the first (it writes the partial, reading nothing). */
 static inline int sg_layer_last_k(const struct starpu_gemm_plan *pl, int k)

@@ -282,6 +282,7 @@ static int loader_of(const struct pgemm *g, int gpu, int k, int along)
 	if (!g->plan.gpu_peers || gpu < 0)
 		return gpu;
 	int row = gpu / g->gpu_cols, col = gpu % g->gpu_cols;
+	k /= sg_layers(&g->plan); /* a layer's k steps, one in c: its own count takes turns */
 	if (along == 0)
 		return g->block_full_cols ? row * g->gpu_cols + k % g->gpu_cols : gpu;
 	return g->block_full_rows ? (k % g->gpu_rows) * g->gpu_cols + col : gpu;
@@ -297,7 +298,8 @@ static int tile_at_home(const struct pgemm *g, int i, int j)
 }
 
 /* Layers: C(i,j), this rank's, gets the partial that GEMM(i, j, k) completed on rank from,
- * added on the GPU that updates C(i,j) where it is known. Ends the job where it cannot be
+ * added where the GEMMs run (the GPUs, where the rank has some: C is there), on the GPU that
+ * updates C(i,j) where it is known. Ends the job where it cannot be
  * submitted. */
 static void add_partial(struct pgemm *g, int i, int j, int k, int from, int m, int n, int prio)
 {
@@ -305,7 +307,8 @@ static void add_partial(struct pgemm *g, int i, int j, int k, int from, int m, i
 	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
 	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1;
 	int ret = sg_partials_add(g->partials, starpu_gemm_desc_handle(g->C, i, j), i, j,
-	                          k % sg_layers(&g->plan), from, m, n, size, worker, prio);
+	                          k % sg_layers(&g->plan), from, m, n, size, g->gemm_where,
+	                          worker, prio);
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "the partial of C(%d,%d) from rank %d", i, j, from);
@@ -489,6 +492,11 @@ static void bring_c_home(struct pgemm *g)
  * computes nor sends, so it skips the insertions (StarPU-MPI would only discard them). */
 static int rank_takes_part(const struct pgemm *g)
 {
+	/* With layers a rank may run tasks (and send partials) for C tiles it does not own,
+	 * reading tiles it does not own either (4 x 1 ranks, 2 x 2 tiles: the second layer's
+	 * two ranks own nothing): it walks if it runs any task. */
+	if (g->partials && sg_layer_tasks(&g->plan, g->pb.rank) > 0)
+		return 1;
 	return starpu_gemm_desc_local_tiles(g->A) || starpu_gemm_desc_local_tiles(g->B) ||
 	       starpu_gemm_desc_local_tiles(g->C);
 }
@@ -636,7 +644,8 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	if (layered)
 		g->partials = sg_partials_create(&g->plan, g->pb.comm, g->pb.rank);
 	int lookahead = g->plan.throttled ? g->plan.lookahead : 0;
-	int64_t local_tasks = starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
+	int64_t local_tasks = layered ? sg_layer_tasks(&g->plan, g->pb.rank)
+	                              : starpu_gemm_desc_local_tiles(C) * g->pb.Kt;
 	/* The sampler scans every A and B tile each millisecond the walk waits: only where
 	 * remote tiles can exist, on several ranks. */
 	g->window = sg_window_create(lookahead, opts.progress && g->pb.rank == 0, local_tasks,

@@ -593,8 +593,11 @@ int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_proble
 	}
 	/* Blocks span b x c tiles of each rank of a layer's grid (one layer: the 2D grid). */
 	int layers = sg_layers(plan);
+	/* Layers: C's owner one of each tile's runners (the 2D grid's owners), no C at home,
+	 * no tile staged as the walk goes (compute/plan_layers.c, layers_refused). */
 	int layered = plan->layer_rows >= 1 && plan->layer_cols >= 1 &&
 	              pb->P % plan->layer_rows == 0 && pb->Q % plan->layer_cols == 0 &&
+	              (layers == 1 || (!plan->c_home && !pb->user_owners && !pb->staged)) &&
 	              (layers == 1 || (2 * layers <= pb->Kt &&
 	                                   (plan->d % layers == 0 || plan->d == pb->Kt)));
 	int P1 = layered ? pb->P / plan->layer_rows : pb->P;

@@ -68,35 +68,55 @@ static int grid_owner(const struct sg_problem *pb, int r, int c)
 	return (r % pb->P) * pb->Q + c % pb->Q;
 }
 
-/* Input tiles all ranks receive for one pass over K, and partials, in the layered plan pl:
- * op(A)(i,k) goes to the ranks of its layer's row that hold C columns (min(Nt, Q') of them),
- * less its owner where that is one; op(B)(k,j) alike. Throttled, a rank receives a tile once
- * per block it serves: A's along the Y block columns, B's along the X block rows. */
+/* How many of a layer's Q' places (P') the runners of the tiles [lo, hi) take, and whether
+ * place p is among them (a block narrower than the layer's grid leaves some out). */
+static int places_taken(int lo, int hi, int places, int p, int *taken)
+{
+	int width = hi - lo;
+	if (width >= places) {
+		*taken = 1;
+		return places;
+	}
+	*taken = (p - lo % places + places) % places < width;
+	return width;
+}
+
+/* Input tiles all ranks receive, and partials, in the layered plan pl: op(A)(i,k) goes, in
+ * each block column, to the ranks of its layer's row that hold C columns of that block, less
+ * its owner where that is one (throttled, a rank receives a tile once per block it serves);
+ * op(B)(k,j) alike along the block rows. */
 static void count_layered(const struct starpu_gemm_plan *pl, const struct sg_problem *pb,
                           double *a_tiles, double *b_tiles)
 {
 	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl);
+	int rows_per_block = pl->b * P1, cols_per_block = pl->c * Q1;
 	double a = 0, b = 0;
 	for (int k = 0; k < pb->Kt; k++) {
 		for (int i = 0; i < pb->Mt; i++) {
-			int r, c, row = sg_layer_runner(pl, i, 0, k) / pb->Q;
-			int col0 = sg_layer_runner(pl, i, 0, k) % pb->Q;
+			int r, c, runner = sg_layer_runner(pl, i, 0, k);
+			int row = runner / pb->Q, col0 = runner % pb->Q; /* the layer's first column */
 			sg_op_tile(pb->transA, i, k, &r, &c);
-			int owner = grid_owner(pb, r, c), ocol = owner % pb->Q;
-			int among = owner / pb->Q == row && ocol >= col0 && ocol < col0 + sg_min(pb->Nt, Q1);
-			a += sg_min(pb->Nt, Q1) - among;
+			int owner = grid_owner(pb, r, c), ocol = owner % pb->Q - col0;
+			for (int j0 = 0; j0 < pb->Nt; j0 += cols_per_block) {
+				int taken, n = places_taken(j0, sg_min(j0 + cols_per_block, pb->Nt), Q1,
+				                            ocol, &taken);
+				a += n - (owner / pb->Q == row && ocol >= 0 && ocol < Q1 && taken);
+			}
 		}
 		for (int j = 0; j < pb->Nt; j++) {
-			int r, c, col = sg_layer_runner(pl, 0, j, k) % pb->Q;
-			int row0 = sg_layer_runner(pl, 0, j, k) / pb->Q;
+			int r, c, runner = sg_layer_runner(pl, 0, j, k);
+			int col = runner % pb->Q, row0 = runner / pb->Q; /* the layer's first row */
 			sg_op_tile(pb->transB, k, j, &r, &c);
-			int owner = grid_owner(pb, r, c), orow = owner / pb->Q;
-			int among = owner % pb->Q == col && orow >= row0 && orow < row0 + sg_min(pb->Mt, P1);
-			b += sg_min(pb->Mt, P1) - among;
+			int owner = grid_owner(pb, r, c), orow = owner / pb->Q - row0;
+			for (int i0 = 0; i0 < pb->Mt; i0 += rows_per_block) {
+				int taken, n = places_taken(i0, sg_min(i0 + rows_per_block, pb->Mt), P1,
+				                            orow, &taken);
+				b += n - (owner % pb->Q == col && orow >= 0 && orow < P1 && taken);
+			}
 		}
 	}
-	*a_tiles = a * pl->Y;
-	*b_tiles = b * pl->X;
+	*a_tiles = a;
+	*b_tiles = b;
 }
 
 /* The layered plan with pr x qc layers, from the 2D planner on one layer's problem: 0, or
@@ -197,7 +217,8 @@ int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 			if (pb->P % pr || pb->Q % qc || layers < 2 || 2 * layers > pb->Kt ||
 			    (pb->P / pr) * (pb->Q / qc) < 2)
 				continue;
-			if (opts->layers > 1 && layers != opts->layers)
+			if ((opts->layers > 1 && layers != opts->layers) ||
+			    (opts->d && opts->d % layers)) /* a forced d holds each layer's share */
 				continue;
 			if (plan_layered(&pl, pb, res, opts, pr, qc, ignored, sizeof(ignored)))
 				continue;
@@ -209,8 +230,8 @@ int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 	if (opts->layers > 1 && !found) {
 		snprintf(why, whylen, "%d layers (the communication-avoiding schedule): no split of "
 		         "the %d x %d grid into %d layers of two ranks or more (pr dividing P, qc "
-		         "Q) with at least two k steps each (%d) fits", opts->layers, pb->P, pb->Q,
-		         opts->layers, pb->Kt);
+		         "Q) with at least two k steps each (%d)%s fits", opts->layers, pb->P, pb->Q,
+		         opts->layers, pb->Kt, opts->d ? " and d a multiple of the layers" : "");
 		return -EINVAL;
 	}
 	/* Chosen by every rank alike: against the 2D plan's bytes from the grid's fractions,

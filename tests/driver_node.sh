@@ -70,6 +70,10 @@ run "4 ranks as 2 layers, z, op(A) conjugated, beta = 0" 4 plan STARPU_GEMM_SHAR
   "${sizes[@]}" -P 2 -Q 2 --layers 2 --prec z --transA C --beta 0
 run "8 ranks (2x4) as 4 layers" 8 plan STARPU_GEMM_SHARE_NODE=0 -- -M 512 -N 640 -K 1024 \
   -t 128 -P 2 -Q 4 --layers 4
+# 4 x 1 ranks, 2 x 2 tiles of C: the second layer's two ranks own no tile, yet run its tasks
+# (they hung, never walking, before they were told to).
+run "4 ranks as 2 layers, two of them owning nothing" 4 plan STARPU_GEMM_SHARE_NODE=0 -- \
+  -M 256 -N 256 -K 1024 -t 128 -P 4 -Q 1 --transB T --layers 2
 # Where node peers read each other's tiles in place, layers do not apply: one line, every
 # rank fails.
 if timeout -k 10 120 "${MPIRUN:-mpirun}" -np 4 -x STARPU_SILENT -x STARPU_NCUDA -x STARPU_HOME \
