@@ -1,10 +1,11 @@
 /* The planner's layers (compute/layers.h): whether the communication-avoiding schedule
  * replaces the 2D one, and its plan. A layered product is, for each rank, the 2D product of
- * its layer: a P' x Q' grid over C's tiles and 1/c of the k steps, into partial tiles written
- * at their first update (no C tile crosses to a GPU) and sent to C's owners. So the 2D
- * planner plans it on that problem (b, c, d', the GPUs' and host's tiles), and this file adds
- * what the layers change: the chunk holds d' k steps of each layer (d = c d'), the MPI bytes
- * are counted on the real owners, with the partials, and the host holds the partials. */
+ * its layer: a P' x Q' grid over C's tiles and 1/c of the k steps, into C itself where the
+ * rank owns the tile, else into partial tiles written at their first update and sent to C's
+ * owners. So the 2D planner plans it on that problem (b, c, d', the GPUs' and host's tiles),
+ * and this file adds what the layers change: the chunk holds d' k steps of each layer
+ * (d = c d'), the MPI bytes are counted on the real owners, with the partials, the GPUs load
+ * the rank's own C tiles and the partials added into them, and the host holds partials. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
  * n = 131072, 4 layers against 2D, 3378 against 3125 TFLOP/s at 200 Gb/s (2D's network term
  * 3.4 x its GPU time), 8231 against 10110 at 1600 (0.45 x); measured on 4 x H200 with 4 ranks
  * as nodes (where 2 layers move 25% more), 2.17 s against 1.36 (bench/results/
- * layers-h200x4-20261127.log). Without a rate, a GPU, or with tiles this small, never. */
+ * layers-h200x4-20261127.log). Without a rate or a GPU, never. */
 #define SG_LAYERS_NETWORK_BOUND 2.0
 #define SG_NOMINAL_GPU_FLOPS 50e12         /* DGEMM on an H100 or H200: 51-53 measured */
 #define SG_NOMINAL_TENSOR_GPU_FLOPS 400e12 /* BF16, FP16, TF32: more, and erring low */
@@ -42,7 +43,8 @@ static int network_bound(const struct starpu_gemm_plan *flat, const struct sg_pr
 /* Why the layers cannot apply to pb, or NULL. They need StarPU-MPI's 2D grid of C (owners
  * from a user function could be anywhere), every input tile through MPI (node peers read
  * theirs in place, which the layers would not), StarPU-MPI's cache and the throttle (the
- * bytes counted below), and no tile filled as the walk goes (before_task, the doors: a C tile is written by adds the hook does not see). */
+ * bytes counted below), and no tile filled as the walk goes (before_task, the doors: a C
+ * tile is written by adds the hook does not see). */
 static const char *layers_refused(const struct sg_problem *pb, const struct sg_resources *res,
                                   const struct starpu_gemm_opts *opts)
 {
