@@ -40,19 +40,17 @@ static void add_item(const void *arg, int item)
 		            (int64_t)job->m, job->beta);
 }
 
-/* Four items a thread, so that a thread slowed by the copies sharing host memory holds up
- * less of the tile. */
-static void add_tile(void *buffers[], void *cl_arg, char letter)
+/* buffers[0] = beta buffers[0] + buffers[1], in C's precision letter. Four items a thread,
+ * so that a thread slowed by the copies sharing host memory holds up less of the tile. */
+static void add_buffers(void *buffers[], char letter, const void *beta)
 {
-	double complex beta; /* the widest scalar; the codelet's own type is read from it */
-	starpu_codelet_unpack_args(cl_arg, &beta);
 	struct add_job job = {
 		.p = sg_precision(letter),
 		.c = (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
 		.t = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
 		.m = STARPU_MATRIX_GET_NX(buffers[0]), .n = STARPU_MATRIX_GET_NY(buffers[0]),
 		.ldc = STARPU_MATRIX_GET_LD(buffers[0]), .ldt = STARPU_MATRIX_GET_LD(buffers[1]),
-		.beta = &beta,
+		.beta = beta,
 	};
 	int helpers[64];
 	int nhelpers = sg_helper_cpus(helpers, 64);
@@ -61,6 +59,20 @@ static void add_tile(void *buffers[], void *cl_arg, char letter)
 		job.items = (int)job.n;
 	sg_run_on_cpus(job.items, helpers, job.items > nhelpers ? nhelpers : job.items - 1,
 	               add_item, &job);
+}
+
+static void add_tile(void *buffers[], void *cl_arg, char letter)
+{
+	double complex beta; /* the widest scalar; the codelet's own type is read from it */
+	starpu_codelet_unpack_args(cl_arg, &beta);
+	add_buffers(buffers, letter, &beta);
+}
+
+/* The codelet of table (one per storage of C) that adds in prec's C. */
+static struct starpu_codelet *codelet_of_c(struct starpu_codelet *const table[], char prec)
+{
+	const struct sg_precision *p = sg_precision(prec);
+	return p ? table[sg_precision_of_c(p)->format] : NULL;
 }
 
 #ifdef STARPU_SIMGRID
@@ -102,8 +114,7 @@ static struct starpu_codelet *const add_codelets[] = {
 
 struct starpu_codelet *sg_add_codelet(char prec)
 {
-	const struct sg_precision *p = sg_precision(prec);
-	return p ? add_codelets[sg_precision_of_c(p)->format] : NULL;
+	return codelet_of_c(add_codelets, prec);
 }
 
 /* The layered schedule's partial tiles (compute/partials.h): C += T on C's GPU, where C
@@ -116,17 +127,9 @@ struct starpu_codelet *sg_add_codelet(char prec)
 static void cpu_accumulate(void *buffers[], void *cl_arg, char letter)
 {
 	(void)cl_arg;
-	const struct sg_precision *p = sg_precision(letter);
-	char one[16];
-	p->scalar(one, 1, 0);
-	struct add_job job = {
-		.p = p, .c = (void *)STARPU_MATRIX_GET_PTR(buffers[0]),
-		.t = (const void *)STARPU_MATRIX_GET_PTR(buffers[1]),
-		.m = STARPU_MATRIX_GET_NX(buffers[0]), .n = STARPU_MATRIX_GET_NY(buffers[0]),
-		.ldc = STARPU_MATRIX_GET_LD(buffers[0]), .ldt = STARPU_MATRIX_GET_LD(buffers[1]),
-		.beta = one, .items = 1,
-	};
-	add_item(&job, 0);
+	double complex one; /* the widest scalar, as add_tile's beta */
+	sg_precision(letter)->scalar(&one, 1, 0);
+	add_buffers(buffers, letter, &one);
 }
 
 #ifdef STARPU_USE_CUDA
@@ -169,10 +172,9 @@ SG_CUDA_ACCUMULATE(z, cuDoubleComplex, cublasZgeam, make_cuDoubleComplex(1, 0))
 static double simulated_accumulate_us(struct starpu_task *task,
                                       struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
-	(void)nimpl;
-	double bytes = 3.0 * (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, 0));
-	int gpu = arch->ndevices > 0 && arch->devices[0].type == STARPU_CUDA_WORKER;
-	return bytes / (gpu ? 2e12 : SG_SIM_ADD_BYTES_PER_S) * 1e6;
+	if (arch->ndevices > 0 && arch->devices[0].type == STARPU_CUDA_WORKER)
+		return 3.0 * (double)starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, 0)) / 2e12 * 1e6;
+	return simulated_add_us(task, nimpl);
 }
 #define SG_ACC_MODEL(NAME) { .type = STARPU_PER_ARCH, .arch_cost_function =                  \
                              simulated_accumulate_us, .symbol = NAME }
@@ -202,6 +204,5 @@ static struct starpu_codelet *const accumulate_codelets[] = {
 
 struct starpu_codelet *sg_accumulate_codelet(char prec)
 {
-	const struct sg_precision *p = sg_precision(prec);
-	return p ? accumulate_codelets[sg_precision_of_c(p)->format] : NULL;
+	return codelet_of_c(accumulate_codelets, prec);
 }

@@ -29,14 +29,12 @@ struct sg_partials *sg_partials_create(const struct starpu_gemm_plan *plan, MPI_
 	p->rank = rank;
 	size_t count = (size_t)p->Mt * p->Nt * p->layers;
 	p->tiles = calloc(count ? count : 1, sizeof(*p->tiles));
-	p->tag_base = starpu_mpi_tags_allocate((int64_t)p->Mt * p->Nt);
-	if (!p->tiles || p->tag_base < 0) {
-		if (p->tag_base >= 0)
-			starpu_mpi_tags_free(p->tag_base);
-		free(p->tiles);
+	if (!p->tiles) {
 		free(p);
 		return NULL;
 	}
+	/* StarPU-MPI aborts when no tags are left; it refuses only a count of 0. */
+	p->tag_base = starpu_mpi_tags_allocate(count ? (int64_t)p->Mt * p->Nt : 1);
 	return p;
 }
 

@@ -16,7 +16,7 @@
 struct sg_partials;
 
 /* For plan's C tiles and layers, on comm (collective: the tags are allocated in the same
- * order on every rank). NULL when out of memory or tags. */
+ * order on every rank). NULL when out of memory. */
 struct sg_partials *sg_partials_create(const struct starpu_gemm_plan *plan, MPI_Comm comm,
                                        int rank);
 /* After the product: the handles unregistered, the tags given back. */

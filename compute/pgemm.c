@@ -119,6 +119,14 @@ static int gpu_of_tile(const struct pgemm *g, int i, int j)
 	return (li % g->gpu_rows) * g->gpu_cols + lj % g->gpu_cols;
 }
 
+/* The GPU (index into gpu_nodes) whose worker runs C(i,j)'s tasks, -1 where the rank runs none
+ * or dmdas chooses; and that worker (-1: any). */
+static int worker_of_tile(const struct pgemm *g, int i, int j, int *gpu)
+{
+	*gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
+	return g->static_gpu && *gpu >= 0 ? g->cuda_workers[*gpu] : -1;
+}
+
 /* The priority that keeps a GPU on the walk's order: the walk's task number, negated. A
  * C tile's update k+1 becomes ready only when update k ends, and with equal priorities
  * dmdas would queue it behind every ready update of the chunk: the GPU then ran a chunk
@@ -297,18 +305,17 @@ static int tile_at_home(const struct pgemm *g, int i, int j)
 	return g->home && !sg_walk_in_last_shell(&g->plan, i, j);
 }
 
-/* Layers: C(i,j), this rank's, gets the partial that GEMM(i, j, k) completed on rank from,
- * added where the GEMMs run (the GPUs, where the rank has some: C is there), on the GPU that
+/* Layers: C(i,j), this rank's, gets the partial of layer that rank from completed, added
+ * where the GEMMs run (the GPUs, where the rank has some: C is there), on the GPU that
  * updates C(i,j) where it is known. Ends the job where it cannot be
  * submitted. */
-static void add_partial(struct pgemm *g, int i, int j, int k, int from, int m, int n, int prio)
+static void add_partial(struct pgemm *g, int i, int j, int layer, int from, int m, int n,
+                        int prio)
 {
 	size_t size = sg_precision_of_c(g->prec)->elemsize;
-	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
-	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1;
-	int ret = sg_partials_add(g->partials, starpu_gemm_desc_handle(g->C, i, j), i, j,
-	                          k % sg_layers(&g->plan), from, m, n, size, g->gemm_where,
-	                          worker, prio);
+	int gpu, worker = worker_of_tile(g, i, j, &gpu);
+	int ret = sg_partials_add(g->partials, starpu_gemm_desc_handle(g->C, i, j), i, j, layer,
+	                          from, m, n, size, g->gemm_where, worker, prio);
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "the partial of C(%d,%d) from rank %d", i, j, from);
@@ -333,7 +340,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	int owner = starpu_gemm_desc_owner(g->C, i, j);
 	int runner = g->partials ? sg_layer_runner(&g->plan, i, j, k) : owner;
 	int64_t a_tile = (int64_t)ac * g->A->mt + ar, b_tile = (int64_t)bc * g->B->mt + br;
-	int prio = walk_priority(g, seq);
+	int prio = walk_priority(g, seq), layer = k % sg_layers(&g->plan);
 	if (runner != g->pb.rank) { /* this rank's part: the tiles of its own that the task reads */
 		int64_t epoch = g->plan.throttled ? chunk : 0;
 		double t0 = sg_now();
@@ -350,7 +357,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 			         where);
 		}
 		if (g->partials && owner == g->pb.rank && sg_layer_last_k(&g->plan, k))
-			add_partial(g, i, j, k, runner, m, n, prio);
+			add_partial(g, i, j, layer, runner, m, n, prio);
 		return;
 	}
 	/* The runner reads what is in reach in place, the rest through StarPU-MPI's receives. */
@@ -358,8 +365,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	starpu_data_handle_t b_in = input_handle(g, g->B, b_tile);
 	size_t size = sg_precision_of_c(g->prec)->elemsize; /* alpha's, beta's */
 	sg_window_add_task(g->window);
-	int gpu = g->ngpus > 0 && g->plan.G > 0 ? gpu_of_tile(g, i, j) : -1;
-	int worker = g->static_gpu && gpu >= 0 ? g->cuda_workers[gpu] : -1; /* -1: any */
+	int gpu, worker = worker_of_tile(g, i, j, &gpu);
 	int home = tile_at_home(g, i, j);
 	/* C(i,j)'s first update (with layers, its owner's layer's first) applies beta. */
 	int first = g->partials ? sg_layer_first_k(&g->plan, k) : k == 0;
@@ -371,7 +377,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	if (g->partials && owner != g->pb.rank) {
 		overwrite = first;
 		beta_k = first ? g->prec->zero : g->prec->one;
-		target = sg_partials_tile(g->partials, i, j, k % sg_layers(&g->plan), m, n, size);
+		target = sg_partials_tile(g->partials, i, j, layer, m, n, size);
 	}
 	struct sg_gemm_task task = {
 		.p = g->prec, .transA = g->pb.transA, .transB = g->pb.transB, .alpha = &g->alpha,
@@ -390,7 +396,7 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
 	if (ret >= 0 && g->partials && owner != g->pb.rank && sg_layer_last_k(&g->plan, k)) {
-		ret = sg_partials_send(g->partials, i, j, k % sg_layers(&g->plan), owner, prio);
+		ret = sg_partials_send(g->partials, i, j, layer, owner, prio);
 		g->sends++;
 	}
 	if (ret < 0) {

@@ -64,12 +64,6 @@ static const char *layers_refused(const struct sg_problem *pb, const struct sg_r
 	return NULL;
 }
 
-/* The rank of tile (r, c) of an operand on the 2D grid. */
-static int grid_owner(const struct sg_problem *pb, int r, int c)
-{
-	return (r % pb->P) * pb->Q + c % pb->Q;
-}
-
 /* How many of a layer's Q' places (P') the runners of the tiles [lo, hi) take, and whether
  * place p is among them (a block narrower than the layer's grid leaves some out). */
 static int places_taken(int lo, int hi, int places, int p, int *taken)
@@ -92,13 +86,15 @@ static void count_layered(const struct starpu_gemm_plan *pl, const struct sg_pro
 {
 	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl);
 	int rows_per_block = pl->b * P1, cols_per_block = pl->c * Q1;
+	const struct starpu_gemm_dist grid = { .kind = STARPU_GEMM_DIST_2D_BLOCK_CYCLIC,
+	                                       .P = pb->P, .Q = pb->Q };
 	double a = 0, b = 0;
 	for (int k = 0; k < pb->Kt; k++) {
 		for (int i = 0; i < pb->Mt; i++) {
 			int r, c, runner = sg_layer_runner(pl, i, 0, k);
 			int row = runner / pb->Q, col0 = runner % pb->Q; /* the layer's first column */
 			sg_op_tile(pb->transA, i, k, &r, &c);
-			int owner = grid_owner(pb, r, c), ocol = owner % pb->Q - col0;
+			int owner = starpu_gemm_dist_owner(&grid, r, c), ocol = owner % pb->Q - col0;
 			for (int j0 = 0; j0 < pb->Nt; j0 += cols_per_block) {
 				int taken, n = places_taken(j0, sg_min(j0 + cols_per_block, pb->Nt), Q1,
 				                            ocol, &taken);
@@ -109,7 +105,7 @@ static void count_layered(const struct starpu_gemm_plan *pl, const struct sg_pro
 			int r, c, runner = sg_layer_runner(pl, 0, j, k);
 			int col = runner % pb->Q, row0 = runner / pb->Q; /* the layer's first row */
 			sg_op_tile(pb->transB, k, j, &r, &c);
-			int owner = grid_owner(pb, r, c), orow = owner / pb->Q - row0;
+			int owner = starpu_gemm_dist_owner(&grid, r, c), orow = owner / pb->Q - row0;
 			for (int i0 = 0; i0 < pb->Mt; i0 += rows_per_block) {
 				int taken, n = places_taken(i0, sg_min(i0 + rows_per_block, pb->Mt), P1,
 				                            orow, &taken);
@@ -208,11 +204,26 @@ int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 	}
 	if (refused || (opts->layers == 0 && pb->Kt < 2))
 		return 0;
+	/* Automatic: only where the 2D plan is network bound, which every rank must find alike:
+	 * from its bytes by the grid's fractions, not from this rank's own counts (resources'
+	 * inputs_counted, which differ between ranks: A transposed on 2 x 2, ranks then walked
+	 * different schedules and waited). Decided before any layered plan is made. */
+	struct starpu_gemm_plan flat = *plan;
+	char ignored[256];
+	if (opts->layers == 0) {
+		struct sg_resources r = *res;
+		struct starpu_gemm_opts o = *opts;
+		r.inputs_counted = 0;
+		o.layers = 1;
+		if ((res->inputs_counted && sg_plan_compute(&flat, pb, &r, &o, ignored,
+		                                            sizeof(ignored))) ||
+		    !network_bound(&flat, pb))
+			return 0;
+	}
 	/* Every split of the grid into layers of two ranks or more, and k steps for each: the
 	 * one that moves the least (forced: of that count). */
 	struct starpu_gemm_plan best = *plan, pl;
 	int found = 0;
-	char ignored[256];
 	for (int pr = 1; pr <= pb->P; pr++)
 		for (int qc = 1; qc <= pb->Q; qc++) {
 			int layers = pr * qc;
@@ -236,21 +247,8 @@ int sg_plan_layers(struct starpu_gemm_plan *plan, const struct sg_problem *pb,
 		         opts->layers, pb->Kt, opts->d ? " and d a multiple of the layers" : "");
 		return -EINVAL;
 	}
-	/* Chosen by every rank alike: against the 2D plan's bytes from the grid's fractions,
-	 * not from this rank's own counts (resources' inputs_counted, which differ between
-	 * ranks: A transposed on 2 x 2, ranks then walked different schedules and waited). */
-	struct starpu_gemm_plan flat = *plan;
-	if (found && opts->layers == 0 && res->inputs_counted) {
-		struct sg_resources r = *res;
-		struct starpu_gemm_opts o = *opts;
-		r.inputs_counted = 0;
-		o.layers = 1;
-		if (sg_plan_compute(&flat, pb, &r, &o, ignored, sizeof(ignored)))
-			found = 0;
-	}
 	if (found && (opts->layers > 1 ||
-	              (best.mpi_recv_bytes < (1 - SG_LAYERS_LEAST_SAVING) * flat.mpi_recv_bytes &&
-	               network_bound(&flat, pb)))) {
+	              best.mpi_recv_bytes < (1 - SG_LAYERS_LEAST_SAVING) * flat.mpi_recv_bytes)) {
 		best.mpi_lower_bytes = plan->mpi_lower_bytes;
 		*plan = best;
 	}

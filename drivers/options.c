@@ -622,3 +622,15 @@ const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist)
 	default: return "user";
 	}
 }
+
+int64_t sg_options_stored_rows(const struct sg_driver_options *o, int x)
+{
+	return x == 0 ? (o->transA == 'N' ? o->M : o->K) : x == 1 ? (o->transB == 'N' ? o->K : o->N)
+	       : o->M;
+}
+
+int64_t sg_options_stored_cols(const struct sg_driver_options *o, int x)
+{
+	return x == 0 ? (o->transA == 'N' ? o->K : o->M) : x == 1 ? (o->transB == 'N' ? o->N : o->K)
+	       : o->N;
+}

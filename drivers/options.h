@@ -70,5 +70,9 @@ void sg_options_scalar(char prec, const double parts[2], void *value);
 
 const char *sg_options_dist_name(enum starpu_gemm_dist_kind dist);
 const char *sg_options_layout_name(enum sg_layout layout);
+/* Rows and columns of A, B or C (x = 0, 1, 2) as stored (op(A) is M x K, op(B) is K x N): the
+ * rows are the leading dimension of a column-major array of it. */
+int64_t sg_options_stored_rows(const struct sg_driver_options *o, int x);
+int64_t sg_options_stored_cols(const struct sg_driver_options *o, int x);
 
 #endif

@@ -45,13 +45,12 @@ static double owned_matrix_bytes(const struct sg_driver_options *opts, int rank,
 
 double sg_driver_owned_bytes(const struct sg_driver_options *opts, int rank)
 {
-	int64_t a_rows = opts->transA == 'N' ? opts->M : opts->K;
-	int64_t a_cols = opts->transA == 'N' ? opts->K : opts->M;
-	int64_t b_rows = opts->transB == 'N' ? opts->K : opts->N;
-	int64_t b_cols = opts->transB == 'N' ? opts->N : opts->K;
-	return owned_matrix_bytes(opts, rank, a_rows, a_cols, opts->prec) +
-	       owned_matrix_bytes(opts, rank, b_rows, b_cols, opts->prec) +
-	       owned_matrix_bytes(opts, rank, opts->M, opts->N, starpu_gemm_prec_of_c(opts->prec));
+	double bytes = 0;
+	for (int x = 0; x < 3; x++)
+		bytes += owned_matrix_bytes(opts, rank, sg_options_stored_rows(opts, x),
+		                            sg_options_stored_cols(opts, x),
+		                            x == 2 ? starpu_gemm_prec_of_c(opts->prec) : opts->prec);
+	return bytes;
 }
 
 const char *sg_driver_format_bytes_to(double bytes, int gb_decimals, char *buf, size_t len)

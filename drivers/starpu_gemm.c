@@ -259,20 +259,6 @@ static void free_arrays(struct matrices *m)
 	}
 }
 
-/* Rows of A, B or C (x = 0, 1, 2) as stored (op(A) is M x K, op(B) is K x N): the leading
- * dimension of its array; and its columns. */
-static int64_t stored_rows(const struct sg_driver_options *o, int x)
-{
-	return x == 0 ? (o->transA == 'N' ? o->M : o->K) : x == 1 ? (o->transB == 'N' ? o->K : o->N)
-	       : o->M;
-}
-
-static int64_t stored_cols(const struct sg_driver_options *o, int x)
-{
-	return x == 0 ? (o->transA == 'N' ? o->K : o->M) : x == 1 ? (o->transB == 'N' ? o->N : o->K)
-	       : o->N;
-}
-
 /* Collective. On failure, err names the matrix; every descriptor created is destroyed. */
 static int create_matrices(const struct sg_driver_options *o, struct matrices *m, char *err,
                            size_t errlen)
@@ -284,7 +270,7 @@ static int create_matrices(const struct sg_driver_options *o, struct matrices *m
 		char local[256] = "";
 		int ret;
 		char prec = x == 2 ? starpu_gemm_prec_of_c(o->prec) : o->prec; /* C: float for b, h */
-		int64_t rows = stored_rows(o, x), cols = stored_cols(o, x);
+		int64_t rows = sg_options_stored_rows(o, x), cols = sg_options_stored_cols(o, x);
 		if (o->layout == SG_LAYOUT_TILE)
 			ret = starpu_gemm_desc_create(desc[x], prec, rows, cols, o->gemm.tile, &dist,
 			                              MPI_COMM_WORLD);
@@ -469,12 +455,13 @@ static double lapack_bytes(const struct sg_driver_options *o, const struct starp
 	if (!m && o->layout == SG_LAYOUT_LAPACK_PINNED)
 		return handles;
 	gemm_opts.plan = plan;
-	return handles + starpu_gemm_gemm_staged_bytes(o->prec, o->transA, o->transB, o->M, o->N,
-	                                               o->K, m ? m->array[0] : NULL,
-	                                               stored_rows(o, 0),
-	                                               m ? m->array[1] : NULL, stored_rows(o, 1),
-	                                               m ? m->array[2] : NULL, stored_rows(o, 2),
-	                                               &gemm_opts);
+	const void *array[3] = { NULL, NULL, NULL };
+	for (int x = 0; m && x < 3; x++)
+		array[x] = m->array[x];
+	return handles + starpu_gemm_gemm_staged_bytes(
+	                     o->prec, o->transA, o->transB, o->M, o->N, o->K, array[0],
+	                     sg_options_stored_rows(o, 0), array[1], sg_options_stored_rows(o, 1),
+	                     array[2], sg_options_stored_rows(o, 2), &gemm_opts);
 }
 
 /* What the first products on CUDA workers add after the bound's sample, where this rank has
