@@ -22,7 +22,9 @@
 #                    reported: h100 134.3, h200 109.5; scripts/simgrid/node.py]
 #   --keep DIR       keep the generated platform and models in DIR
 # Environment: BUILD [build-simgrid] (the simulated build), VERBOSE=1 (SimGrid's own lines),
-# and any STARPU_* setting (STARPU_SCHED [dmdas], STARPU_LIMIT_CUDA_MEM, ...).
+# SIMGRID_CFG (more SimGrid settings, e.g. "--cfg=network/crosstraffic:0": what SMPI charges
+# by default is in docs/simulation.md), and any STARPU_* setting (STARPU_SCHED [dmdas],
+# STARPU_LIMIT_CUDA_MEM, ...).
 # Example, 16 nodes of 4 GPUs over 200 Gb/s:
 #   scripts/simgrid/simulate.sh --nodes 16 --gpus 4 -- -M 131072 -N 131072 -K 131072 -P 4 -Q 4
 set -uo pipefail
@@ -131,6 +133,8 @@ echo "simulated: $nodes node(s) x $gpus GPU(s), $rpn rank(s) each ($label from $
 # Folded tiles are mapped in blocks of this size: one or a few per tile (SimGrid's default,
 # 1 MiB, passes the kernel's 65530 mappings with a few GB of tiles).
 sg_cfg=(--cfg=smpi/shared-malloc-blocksize:${SG_FOLD_BLOCK:-33554432})
+# shellcheck disable=SC2206 # words: one --cfg each
+[ -z "${SIMGRID_CFG:-}" ] || sg_cfg+=($SIMGRID_CFG)
 cd "$run"
 if [ "${VERBOSE:-0}" = 1 ]; then
   "$smpirun" -platform cluster.xml -hostfile hosts -np "$ranks" "$driver" "$@" "${sg_cfg[@]}"
