@@ -311,10 +311,12 @@ static int net_chunk_depth(int d, int Kt, int P, int Q)
  * (bench/notes-gpu.md, "Chunks on a whole node"). Not for: tiles from other nodes (the
  * network's depth, net_chunk_depth, instead), one GPU alone (the model gains
  * little there and loses where the link is the bound; not measured), no lookahead (the next
- * chunk's loads would wait for this one's end), tensor-core kernels (C twice as wide, A and B
- * relayed between GPUs: measured slower), and tiles the one call stages from the caller's
- * arrays (pb->staged: its copiers would stage all of a block's C before the first chunk ends
- * and send it back only in the last; not measured). */
+ * chunk's loads would wait for this one's end), and tensor-core kernels (C twice as wide, A and
+ * B relayed between GPUs: measured slower). The one call's staged arrays take it too: on 2 x
+ * H200, n = 49152 (Kt = 12), the preloaded dgemm_, which planned with d = 12, took 2.69-2.83 s a
+ * call and the same call under the driver's plan (d = 3) 2.34-2.41 s, its copiers staying ahead
+ * (0.3 s waiting for staged tiles against 0.6-0.75, all 144 C tiles but one back during the
+ * product against 70-98; bench/results/arrays-h200x2-20261127-d5.log). */
 #define SG_GPU_CHUNKS 4
 #define SG_GPU_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2)
 
@@ -444,7 +446,7 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		if (!opts.d && plan->throttled && d >= 1 && from_other_nodes)
 			d = net_chunk_depth(d, pb.Kt, pb.P, pb.Q);
 		if (!opts.d && plan->throttled && !from_other_nodes && plan->lookahead > 0 &&
-		    plan->G > 0 && plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) && !pb.staged &&
+		    plan->G > 0 && plan->G * pb.P * pb.Q > 1 && !tensor_kernel(pb.prec) &&
 		    d > SG_GPU_CHUNK_DEPTH(pb.Kt) && (double)b * c / G < (double)pb.Kt * pb.Kt)
 			d = SG_GPU_CHUNK_DEPTH(pb.Kt);
 		int forced = opts.b && opts.c;

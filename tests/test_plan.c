@@ -168,7 +168,7 @@ static int check_gpu_chunks(void)
 	v[nv] = (struct variant){ "no throttle: kept", *base, 0, 8 };
 	v[nv].r.no_throttle = 1;
 	nv++;
-	v[nv++] = (struct variant){ "staged by the one call: kept", *base, 1, 8 };
+	v[nv++] = (struct variant){ "staged by the one call: the rule too", *base, 1, 2 };
 	v[nv] = (struct variant){ "Kt = 3: 2", *base, 0, 2 };
 	v[nv].r.M = v[nv].r.N = v[nv].r.K = 12288;
 	nv++;
