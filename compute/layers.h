@@ -33,23 +33,35 @@ static inline int sg_layer_Q(const struct starpu_gemm_plan *pl)
 	return pl->layer_cols > 0 ? pl->Q / pl->layer_cols : pl->Q;
 }
 
+/* The rank at place (p, q) of layer l's P' x Q' grid, and back: rank's layer and place. */
+static inline int sg_layer_rank(const struct starpu_gemm_plan *pl, int l, int p, int q)
+{
+	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), qc = pl->Q / Q1;
+	return (p + P1 * (l / qc)) * pl->Q + q + Q1 * (l % qc);
+}
+
+static inline int sg_layer_place(const struct starpu_gemm_plan *pl, int rank, int *p, int *q)
+{
+	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), row = rank / pl->Q, col = rank % pl->Q;
+	*p = row % P1;
+	*q = col % Q1;
+	return (row / P1) * (pl->Q / Q1) + col / Q1;
+}
+
 /* The rank that runs GEMM(i, j, k): that of layer k mod c at (i mod P', j mod Q') of it. With
  * one layer, C(i,j)'s owner on the 2D grid. */
 static inline int sg_layer_runner(const struct starpu_gemm_plan *pl, int i, int j, int k)
 {
-	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), qc = pl->Q / Q1, l = k % sg_layers(pl);
-	int lr = l / qc, lc = l % qc;
-	return (i % P1 + P1 * lr) * pl->Q + j % Q1 + Q1 * lc;
+	return sg_layer_rank(pl, k % sg_layers(pl), i % sg_layer_P(pl), j % sg_layer_Q(pl));
 }
 
 /* The GEMM tasks rank runs: its layer's k steps (k mod c = its layer) of the C tiles at its
  * place in its layer's grid; with one layer, its own C tiles' every k step. */
 static inline long long sg_layer_tasks(const struct starpu_gemm_plan *pl, int rank)
 {
-	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), c = sg_layers(pl);
-	int row = rank / pl->Q, col = rank % pl->Q;
-	int l = (row / P1) * (pl->Q / Q1) + col / Q1;
-	long long rows = (pl->Mt - row % P1 + P1 - 1) / P1, cols = (pl->Nt - col % Q1 + Q1 - 1) / Q1;
+	int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl), c = sg_layers(pl), p, q;
+	int l = sg_layer_place(pl, rank, &p, &q);
+	long long rows = (pl->Mt - p + P1 - 1) / P1, cols = (pl->Nt - q + Q1 - 1) / Q1;
 	long long ks = (pl->Kt - l + c - 1) / c;
 	return rows * cols * (ks > 0 ? ks : 0);
 }

@@ -475,11 +475,10 @@ static void walk_algorithm3(struct pgemm *g)
 	sg_walk_start(&w, pl);
 	while (sg_walk_next_chunk(&w)) {
 		void *ref = sg_window_begin_chunk(g->window, pl->throttled ? w.chunk : 0);
-		int P1 = sg_layer_P(pl), Q1 = sg_layer_Q(pl); /* the rank's C rows: i mod P1 */
-		g->block_full_rows = local_extent(w.i0, w.i1, P1, g->pb.rank / g->pb.Q % P1) >=
-		                     g->gpu_rows;
-		g->block_full_cols = local_extent(w.j0, w.j1, Q1, g->pb.rank % g->pb.Q % Q1) >=
-		                     g->gpu_cols;
+		int p, q; /* the rank's C rows: i mod P' = p; columns: j mod Q' = q */
+		sg_layer_place(pl, g->pb.rank, &p, &q);
+		g->block_full_rows = local_extent(w.i0, w.i1, sg_layer_P(pl), p) >= g->gpu_rows;
+		g->block_full_cols = local_extent(w.j0, w.j1, sg_layer_Q(pl), q) >= g->gpu_cols;
 		int i, j, k;
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			if (g->before_task)
