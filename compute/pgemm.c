@@ -346,18 +346,19 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	/* With layers a rank's tiles go to ranks of other layers, each reading a few of its
 	 * tiles: sends to a runner (and partials to an owner) go in that rank's own task order,
 	 * so each is fed alike, where the walk's order would feed the ranks of its first C tiles
-	 * first. Simulated 64 nodes of 4 H200 at 200 Gb/s, 4 layers: 1.269 s against 1.333; in
+	 * first. Simulated 64 nodes of 4 H200 at 200 Gb/s, 4 layers: 1.264 s against 1.333; in
 	 * 2D the walk's order stays (at 1600 Gb/s 0.446 s against 0.460 in the ranks' order;
-	 * bench/results/sim-send-order-20261127.txt). */
+	 * bench/results/sim-send-order-20261127.txt). This rank's own tasks, receives and adds
+	 * keep the walk's order (prio). */
 	int64_t runner_seq = g->runner_seq ? g->runner_seq[runner]++ : seq;
 	if (runner != g->pb.rank) { /* this rank's part: the tiles of its own that the task reads */
-		prio = walk_priority(g, runner_seq);
+		int send_prio = walk_priority(g, runner_seq);
 		int64_t epoch = g->plan.throttled ? chunk : 0;
 		double t0 = sg_now();
 		int64_t *sent_b = g->B == g->A ? g->sent_a : g->sent_b;
-		int ret = send_input(g, g->A, g->sent_a, a_tile, runner, epoch, prio);
+		int ret = send_input(g, g->A, g->sent_a, a_tile, runner, epoch, send_prio);
 		if (ret >= 0)
-			ret = send_input(g, g->B, sent_b, b_tile, runner, epoch, prio);
+			ret = send_input(g, g->B, sent_b, b_tile, runner, epoch, send_prio);
 		g->insert_seconds += sg_now() - t0;
 		if (ret < 0) {
 			char where[96];
@@ -672,8 +673,8 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL
-	      : !g->window || (g->plan.c_home && !g->home) || (layered && (!g->partials || !g->runner_seq)) ||
-	        alloc_failed ? -ENOMEM : 0;
+	      : !g->window || (g->plan.c_home && !g->home) ||
+	        (layered && (!g->partials || !g->runner_seq)) || alloc_failed ? -ENOMEM : 0;
 	if (!ret)
 		ret = sg_submitter_start();
 	ret = sg_agree(ret, g->pb.comm);

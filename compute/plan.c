@@ -312,11 +312,13 @@ static int net_chunk_depth(int d, int Kt, int P, int Q)
  * network's depth, net_chunk_depth, instead), one GPU alone (the model gains
  * little there and loses where the link is the bound; not measured), no lookahead (the next
  * chunk's loads would wait for this one's end), and tensor-core kernels (C twice as wide, A and
- * B relayed between GPUs: measured slower). The one call's staged arrays take it too: on 2 x
- * H200, n = 49152 (Kt = 12), the preloaded dgemm_, which planned with d = 12, took 2.69-2.83 s a
- * call and the same call under the driver's plan (d = 3) 2.34-2.41 s, its copiers staying ahead
- * (0.3 s waiting for staged tiles against 0.6-0.75, all 144 C tiles but one back during the
- * product against 70-98; bench/results/arrays-h200x2-20261127-d5.log). */
+ * B relayed between GPUs: measured slower). The one call's staged arrays take it too, although
+ * its copiers then stage all of a block's C in the first chunk and send it back only in the
+ * last: on 2 x H200, n = 49152 (Kt = 12), the preloaded dgemm_, which planned with d = 12,
+ * took 2.69-2.83 s a call and the same call under the driver's plan (d = 3) 2.34-2.41 s, its
+ * copiers staying ahead (0.25-0.38 s waiting for staged tiles against 0.59-0.75, 142-143 of
+ * the 144 C tiles back during the product against 70-98; bench/results/
+ * arrays-h200x2-20261127-d4.log and -d5.log). */
 #define SG_GPU_CHUNKS 4
 #define SG_GPU_CHUNK_DEPTH(Kt) sg_max(((Kt) + SG_GPU_CHUNKS - 1) / SG_GPU_CHUNKS, 2)
 

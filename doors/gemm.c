@@ -403,8 +403,8 @@ static int finish_panel(struct flight *f, struct starpu_gemm_stats *stats, int f
 /* The product, in panels of C's columns when its staged tiles do not fit the pool at once
  * (panel_count): A is staged once, by the first panel, and the next panel's B and C are staged
  * while one computes; two panels in flight at most. The copiers run ahead in the walk's order,
- * which keeps each C tile's updates together (compute/walk.h), so C's tiles go back while later
- * ones compute (bench/notes-arrays.md). */
+ * which keeps each C tile's updates of a chunk together (compute/walk.h), so in a block's last
+ * chunk C's tiles go back while later ones compute (bench/notes-arrays.md). */
 static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m, int64_t n,
                        int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
                        int64_t ldb, const void *beta, void *C, int64_t ldc,

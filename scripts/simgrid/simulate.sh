@@ -133,8 +133,8 @@ echo "simulated: $nodes node(s) x $gpus GPU(s), $rpn rank(s) each ($label from $
 # Folded tiles are mapped in blocks of this size: one or a few per tile (SimGrid's default,
 # 1 MiB, passes the kernel's 65530 mappings with a few GB of tiles).
 sg_cfg=(--cfg=smpi/shared-malloc-blocksize:${SG_FOLD_BLOCK:-33554432})
-# shellcheck disable=SC2206 # words: one --cfg each
-[ -z "${SIMGRID_CFG:-}" ] || sg_cfg+=($SIMGRID_CFG)
+read -ra simgrid_cfg <<< "${SIMGRID_CFG:-}" # words: one --cfg each
+sg_cfg+=("${simgrid_cfg[@]}")
 cd "$run"
 if [ "${VERBOSE:-0}" = 1 ]; then
   "$smpirun" -platform cluster.xml -hostfile hosts -np "$ranks" "$driver" "$@" "${sg_cfg[@]}"
