@@ -30,4 +30,13 @@ starpu_data_handle_t sg_c_home_scratch(struct sg_c_home *h, int i, int j, int m,
 int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
                   const void *beta, size_t beta_size, int prio);
 
+/* C's loads spread over a block's chunks (starpu_gemm_plan.c_spread; compute/walk.h,
+ * sg_walk_c_chunk) use the same scratch tiles on the GPUs: the updates of C(i,j) before the
+ * chunk that loads it accumulate in T, and once its first update there has loaded C (and
+ * applied beta), C += T where C is: on worker (-1: where the scheduler puts it) of kind where
+ * (STARPU_CUDA, or -1: any); then T's copies are dropped. Returns 0 or the negative error of
+ * starpu_task_insert. */
+int sg_c_home_merge(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
+                    int where, int worker, int prio);
+
 #endif

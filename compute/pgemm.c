@@ -304,7 +304,7 @@ static int loader_of(const struct pgemm *g, int gpu, int k, int along)
  * (bench/notes-gpu.md). */
 static int tile_at_home(const struct pgemm *g, int i, int j)
 {
-	return g->home && !sg_walk_in_last_shell(&g->plan, i, j);
+	return g->plan.c_home && !sg_walk_in_last_shell(&g->plan, i, j);
 }
 
 /* Layers: C(i,j), this rank's, gets the partial of layer that rank from completed, added
@@ -330,9 +330,10 @@ static void add_partial(struct pgemm *g, int i, int j, int layer, int from, int 
  * tile crosses to a GPU: H2D is A and B alone. With C kept home (compute/c_home.h) the owner
  * updates its scratch tile T instead, T = alpha op(A) op(B) (+ T), and after the last update
  * CPU workers add T to beta C. */
-static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, int64_t chunk,
-                        int64_t seq)
+static void submit_gemm(struct pgemm *g, const struct sg_walk *w, int i, int j, int k,
+                        void *chunk_ref)
 {
+	int64_t chunk = w->chunk, seq = w->seq;
 	int ar, ac, br, bc, m, n, kk, unused;
 	sg_op_tile(g->pb.transA, i, k, &ar, &ac);
 	sg_op_tile(g->pb.transB, k, j, &br, &bc);
@@ -378,17 +379,25 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	sg_window_add_task(g->window);
 	int gpu, worker = worker_of_tile(g, i, j, &gpu);
 	int home = tile_at_home(g, i, j);
-	/* C(i,j)'s first update (with layers, its owner's layer's first) applies beta. */
-	int first = g->partials ? sg_layer_first_k(&g->plan, k) : k == 0;
+	/* C's loads spread (plan.c_spread): C(i,j) is loaded in chunk c_chunk of its block, the
+	 * updates of the chunks before it going to the tile's scratch tile. */
+	int c_chunk = g->plan.c_spread ? sg_walk_c_chunk(w, i, j) : 0;
+	int early = w->z < c_chunk;
+	/* C(i,j)'s first update (with layers, its owner's layer's first; spread, the first of
+	 * the chunk that loads it) applies beta. */
+	int first = g->partials ? sg_layer_first_k(&g->plan, k)
+	                        : k == (early ? 0 : c_chunk * g->plan.d);
 	int overwrite = first && (g->beta_zero || home);
 	const void *beta_k = !first ? g->prec->one : home ? g->prec->zero : (const void *)&g->beta;
 	starpu_data_handle_t c_tile = starpu_gemm_desc_handle(g->C, i, j);
 	starpu_data_handle_t target = home ? sg_c_home_scratch(g->home, i, j, m, n, size) : c_tile;
-	/* Layers, another rank's C tile: the layer's partial tile, written by its first update. */
-	if (g->partials && owner != g->pb.rank) {
+	/* Layers, another rank's C tile: the layer's partial tile; spread, before C's load: the
+	 * scratch tile. Either is written by its first update. */
+	if ((g->partials && owner != g->pb.rank) || early) {
 		overwrite = first;
 		beta_k = first ? g->prec->zero : g->prec->one;
-		target = sg_partials_tile(g->partials, i, j, layer, m, n, size);
+		target = early ? sg_c_home_scratch(g->home, i, j, m, n, size)
+		               : sg_partials_tile(g->partials, i, j, layer, m, n, size);
 	}
 	struct sg_gemm_task task = {
 		.p = g->prec, .transA = g->pb.transA, .transB = g->pb.transB, .alpha = &g->alpha,
@@ -406,6 +415,9 @@ static void submit_gemm(struct pgemm *g, int i, int j, int k, void *chunk_ref, i
 	}
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
+	/* Spread: C is on the GPU now, beta applied; the earlier chunks' updates join it there. */
+	if (ret >= 0 && c_chunk > 0 && first && !early)
+		ret = sg_c_home_merge(g->home, c_tile, i, j, g->pb.prec, g->gemm_where, worker, prio);
 	if (ret >= 0 && g->partials && owner != g->pb.rank && sg_layer_last_k(&g->plan, k)) {
 		ret = sg_partials_send(g->partials, i, j, layer, owner,
 		                       walk_priority(g, g->runner_seq[owner]));
@@ -484,7 +496,7 @@ static void walk_algorithm3(struct pgemm *g)
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			if (g->before_task)
 				g->before_task(g->before_task_arg, i, j, k);
-			submit_gemm(g, i, j, k, ref, w.chunk, w.seq);
+			submit_gemm(g, &w, i, j, k, ref);
 		}
 		if (pl->throttled && !g->pb.local)
 			flush_chunk_inputs(g, w.i0, w.i1, w.j0, w.j1, w.k0, w.k1);
@@ -654,7 +666,7 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	 * uncalibrated model) would hold it thousands of times longer than a GPU
 	 * (bench/notes-gpu.md). */
 	g->gemm_where = g->plan.G > 0 ? (int)STARPU_CUDA : -1;
-	if (g->plan.c_home)
+	if (g->plan.c_home || g->plan.c_spread)
 		g->home = sg_c_home_create(g->pb.Mt, g->pb.Nt, g->pb.local ? MPI_COMM_NULL : g->pb.comm,
 		                           g->pb.rank);
 	int layered = sg_layers(&g->plan) > 1;
@@ -673,7 +685,7 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL
-	      : !g->window || (g->plan.c_home && !g->home) ||
+	      : !g->window || ((g->plan.c_home || g->plan.c_spread) && !g->home) ||
 	        (layered && (!g->partials || !g->runner_seq)) || alloc_failed ? -ENOMEM : 0;
 	if (!ret)
 		ret = sg_submitter_start();

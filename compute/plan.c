@@ -341,6 +341,23 @@ static int c_home_decide(const struct starpu_gemm_opts *opts, const struct sg_re
 	       !res->simulated;
 }
 
+/* Whether C's loads are spread over each block's chunks (opts.c_spread; compute/walk.h,
+ * sg_walk_c_chunk): where C's tiles are loaded (beta reads C, C not at home) and a block has
+ * several chunks. Otherwise a GPU loads all of its block's C in the block's first chunk,
+ * beside that chunk's A and B. Automatic on the GPUs of a node of several (as the chunk rule,
+ * SG_GPU_CHUNK_DEPTH) whose shares stay on them (regime a: a scratch tile is never evicted):
+ * 4 x H100, DGEMM n = 32768, 1 rank x 4 GPUs 0.339-0.348 s against 0.357-0.373 off, 4 ranks x
+ * 1 GPU 0.336 against 0.356; n = 65536 and BF16 alike either way (calls E1-E3,
+ * bench/results/node-h100x4-20261128-e*.log). Not on one GPU whose memory caps the block
+ * (regime b): simulated n = 65536 in 16 GiB, 11.26 s against 10.83 off. */
+static int c_spread_decide(const struct starpu_gemm_plan *plan, int asked)
+{
+	if (plan->beta_zero || plan->c_home || plan->Z < 2)
+		return 0;
+	return asked == 1 || (asked == 0 && plan->G > 0 && plan->G * plan->P * plan->Q > 1 &&
+	                      strcmp(plan->regime, "a") == 0);
+}
+
 /* Rows or columns of the largest tile along a dimension of n elements. */
 static double real_extent(int tile, int64_t n)
 {
@@ -558,6 +575,11 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 	} else {
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
 	}
+	/* Spread: a scratch tile's handle for each of the rank's C tiles loaded after the first
+	 * chunk (unregistered after the product); its memory is a GPU's, in C's place. */
+	plan->c_spread = c_spread_decide(plan, opts.c_spread);
+	if (plan->c_spread)
+		plan->host_bytes += (double)Mtl * Ntl * SG_HANDLE_HOST_BYTES;
 	/* The 2D plan, or the layers' where they move enough less (or are asked for). */
 	return sg_plan_layers(plan, &pb, res, &opts, why, whylen);
 }
@@ -571,6 +593,7 @@ void sg_plan_choices(const struct starpu_gemm_plan *plan, struct starpu_gemm_opt
 	opts->host_mem = plan->host_mem;
 	opts->gpu_mem = plan->gpu_mem;
 	opts->c_home = plan->c_home;
+	opts->c_spread = plan->c_spread ? 1 : 2;
 	opts->no_throttle = !plan->throttled;
 	opts->static_gpu = plan->static_gpu ? 1 : 2;
 	opts->gpu_peers = plan->gpu_peers ? 1 : 2;
@@ -616,14 +639,17 @@ int sg_plan_conforms(const struct starpu_gemm_plan *plan, const struct sg_proble
 	               /* the walk indexes its GPUs by the plan's grid */
 	               plan->gpu_rows >= 1 && plan->gpu_cols >= 1 &&
 	               plan->gpu_rows * plan->gpu_cols == sg_max(plan->G, 1) &&
-	               (!plan->gpu_peers || plan->static_gpu);
+	               (!plan->gpu_peers || plan->static_gpu) &&
+	               /* a spread C's scratch tiles are C at home's, and not the layers' */
+	               (!plan->c_spread || (!plan->c_home && layers == 1));
 	if (!walkable) {
 		snprintf(why, whylen, "the plan given (opts.plan) cannot be walked: b=%d c=%d d=%d "
-		         "lookahead=%d X=%d Y=%d Z=%d, GPUs %d as %dx%d%s, layers %dx%d, for %dx%dx%d "
-		         "tiles on a %dx%d grid", plan->b, plan->c, plan->d, plan->lookahead, plan->X,
-		         plan->Y, plan->Z, plan->G, plan->gpu_rows, plan->gpu_cols,
+		         "lookahead=%d X=%d Y=%d Z=%d, GPUs %d as %dx%d%s, layers %dx%d%s, for "
+		         "%dx%dx%d tiles on a %dx%d grid", plan->b, plan->c, plan->d, plan->lookahead,
+		         plan->X, plan->Y, plan->Z, plan->G, plan->gpu_rows, plan->gpu_cols,
 		         plan->gpu_peers && !plan->static_gpu ? " relaying without owning" : "",
-		         plan->layer_rows, plan->layer_cols, pb->Mt, pb->Nt, pb->Kt, pb->P, pb->Q);
+		         plan->layer_rows, plan->layer_cols, plan->c_spread ? ", C spread" : "", pb->Mt,
+		         pb->Nt, pb->Kt, pb->P, pb->Q);
 		return -EINVAL;
 	}
 	return 0;

@@ -133,6 +133,7 @@ static int plan_layered(struct starpu_gemm_plan *pl, const struct sg_problem *pb
 	o.layers = 1;
 	o.beta_zero = 1; /* C's loads are counted below; a partial's first update writes it */
 	o.c_home = 0;
+	o.c_spread = 2; /* a partial's first update writes it; C's owner loads C at k = 0 */
 	o.d = opts->d ? sg_max(opts->d / layers, 1) : 0;
 	struct sg_resources r = *res;
 	r.inputs_counted = 0;

@@ -96,6 +96,9 @@ void starpu_gemm_plan_print(FILE *out, const struct starpu_gemm_plan *pl)
 	if (pl->c_home)
 		fprintf(out, "plan: C stays in host memory: the GEMM tasks accumulate alpha*op(A)*op(B) in "
 		        "scratch tiles, a CPU worker adds beta*C\n");
+	if (pl->c_spread)
+		fprintf(out, "plan: C's loads spread over a block's %d chunks: the updates before a "
+		        "tile's load go to a scratch tile, added to C on its GPU\n", pl->Z);
 	if (pl->G > 0)
 		fprintf(out, "plan: peak tiles per GPU %.0f, remote A/B tiles per rank <= %.0f\n",
 		        pl->tiles_per_gpu, pl->remote_tiles_per_rank);

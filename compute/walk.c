@@ -100,6 +100,18 @@ int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k)
 	return 1;
 }
 
+int sg_walk_c_chunk(const struct sg_walk *w, int i, int j)
+{
+	int rows = w->i1 - w->i0, cols = w->j1 - w->j0;
+	int di = i - w->i0, dj = j - w->j0, s = sg_max(di, dj);
+	/* Shells before s, then in shell s its column part (di < s; there when s < cols), then
+	 * its row part (di = s), as next_in_shells walks them. */
+	int64_t pos = (int64_t)sg_min(s, rows) * sg_min(s, cols);
+	pos += dj == s && di < s ? di : (s < cols ? sg_min(s, rows) : 0) + dj;
+	int Z = w->plan->Z;
+	return Z - 1 - (int)(pos * Z / ((int64_t)rows * cols));
+}
+
 /* The last block's first tile and extent in tiles, and its last shell's index. */
 static int last_block(const struct starpu_gemm_plan *pl, int *i0, int *j0, int *rows, int *cols)
 {

@@ -31,6 +31,13 @@ int sg_walk_next_chunk(struct sg_walk *w);
 int sg_walk_block_ends(const struct sg_walk *w);
 /* The next task GEMM(i, j, k) of the current chunk; 0 at the end of the chunk. */
 int sg_walk_next_task(struct sg_walk *w, int *i, int *j, int *k);
+/* With C's loads spread over a block's chunks (plan.c_spread): the chunk z of the current
+ * block in which C(i,j), a tile of it, is loaded (its first update of that chunk applies
+ * beta; its updates of earlier chunks go to a scratch tile). By the tile's place in the
+ * chunk's shells, pos of rows x cols: Z - 1 - floor(pos Z / (rows cols)), so that each chunk
+ * loads about 1/Z of the block's C tiles, the first chunk those the walk reaches last (its
+ * first shells are loading A and B then), the last chunk those it reaches first. */
+int sg_walk_c_chunk(const struct sg_walk *w, int i, int j);
 /* Whether C(i,j) is in the walk's last shell (of the last block's last chunk): the C tiles the
  * product finishes last. */
 int sg_walk_in_last_shell(const struct starpu_gemm_plan *plan, int i, int j);

@@ -311,14 +311,23 @@ struct starpu_gemm_opts {
 	                    * worker adds to beta*C; saves a third of a DGEMM's host->GPU bytes
 	                    * (half of a BF16 one's). 0 (default): C is loaded onto the GPUs and
 	                    * updated there. With GPUs, they run every GEMM task either way. */
+	int c_spread;      /* when C's tiles are loaded onto the GPUs (C not at home, beta != 0,
+	                    * the 2D schedule, a block of several chunks): 0 (default) automatic:
+	                    * as 1 where the job has several GPUs (per rank or over its ranks)
+	                    * whose shares of A, B and C stay on them (regime a), else as 2; 1:
+	                    * spread over the block's chunks, 1/Z of its C tiles loaded in each
+	                    * (the walk's last tiles in the first chunk), a tile's updates of
+	                    * earlier chunks going to a scratch tile on its GPU, added to C once C
+	                    * is there; 2: every C tile loaded by its update k = 0, all in its
+	                    * block's first chunk. Either way each C tile crosses once each way */
 	const struct starpu_gemm_plan *plan; /* NULL (default): the product plans itself. Else
 	                    * the plan to follow as it is (from starpu_gemm_plan_sizes or
 	                    * starpu_gemm_plan_make with the same problem and beta_zero), never
 	                    * made again: the product only checks that it was made for this
 	                    * problem (-EINVAL otherwise), and then needs no collective to plan.
 	                    * b, c, d, lookahead, host_mem, gpu_mem, no_throttle, c_home,
-	                    * static_gpu and gpu_peers are then the plan's; the other fields
-	                    * still apply. */
+	                    * c_spread, static_gpu and gpu_peers are then the plan's; the other
+	                    * fields still apply. */
 	/* NULL (default), or called on the thread that submits the product's tasks, before
 	 * each task GEMM(i, j, k) (C(i,j) += op(A)(i,k) op(B)(k,j), tile indices) in the order
 	 * they are submitted, on every rank that holds a tile of A, B or C, for every task of
@@ -412,13 +421,17 @@ struct starpu_gemm_plan {
 	                               * 0 on one node */
 	double mpi_rate;              /* bytes/s a rank receives from other nodes at, as given
 	                               * (STARPU_GEMM_MPI_GBPS, the grid's smallest); 0: unknown.
-	                               * The network term: mpi_recv_bytes / mpi_rate */	int layer_rows, layer_cols;   /* the schedule's layers (opts.layers): the grid's P x Q
+	                               * The network term: mpi_recv_bytes / mpi_rate */
+	int layer_rows, layer_cols;   /* the schedule's layers (opts.layers): the grid's P x Q
 	                               * ranks as layer_rows * layer_cols layers of
 	                               * (P / layer_rows) x (Q / layer_cols); 1 x 1: 2D. Blocks
 	                               * span b (P / layer_rows) x c (Q / layer_cols) tiles, and a
 	                               * chunk's d k steps hold d / layers of each layer's */
 	double partial_bytes;         /* predicted per rank, in mpi_recv_bytes: the partial C
 	                               * tiles of other layers received for its C tiles */
+	int c_spread;                 /* 1: C's loads spread over each block's chunks
+	                               * (opts.c_spread), the updates before a tile's load
+	                               * accumulated in a scratch tile on its GPU */
 };
 
 /* Collective over C's communicator: ranks agree on the memory sizes and GPU count (the

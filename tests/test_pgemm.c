@@ -2,7 +2,8 @@
  * (including dimensions below the tile and 1), ownership functions, alpha/beta; the result
  * is gathered on rank 0 and compared norm-wise: ||C - Cref|| / (||A|| ||B|| K eps) <= 10.
  *   test_pgemm P Q NCASES [forced|home]  fixed grid; "forced" also runs each case with
- *                                    b=c=d=1, lookahead=1 and with the throttle off; "home"
+ *                                    b=c=d=1, lookahead=1, with the throttle off and with
+ *                                    C's loads spread over chunks of d=1; "home"
  *                                    runs each case with C kept in host memory (opts.c_home:
  *                                    scratch tiles, added to beta C by a CPU worker), also
  *                                    with b=c=d=1, lookahead=1
@@ -187,6 +188,12 @@ static void fixed_cases(int P, int Q, int ncases, int forced, int home, uint64_t
 		opts.b = opts.c = opts.d = 1;
 		opts.lookahead = 1;
 		report(&tc, P, Q, "b=c=d=1,l=1", run_case(&tc, P, Q, &opts, case_seed));
+		/* C's loads spread over the chunks: the updates before a tile's chunk go to its
+		 * scratch tile, added to C after C's first update there (CPU workers here). */
+		starpu_gemm_opts_init(&opts);
+		opts.d = 1;
+		opts.c_spread = 1;
+		report(&tc, P, Q, "C spread, d=1", run_case(&tc, P, Q, &opts, case_seed));
 		starpu_gemm_opts_init(&opts);
 		opts.no_throttle = 1;
 		report(&tc, P, Q, "unthrottled", run_case(&tc, P, Q, &opts, case_seed));
@@ -203,8 +210,13 @@ static void random_cases(int ncases, uint64_t seed)
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
 		char plan[64] = "auto";
-		switch (sgt_rand_int(0, 4)) {
+		switch (sgt_rand_int(0, 5)) {
 		case 0:
+			break;
+		case 5:
+			opts.c_spread = 1;
+			opts.d = sgt_rand_int(1, 3);
+			snprintf(plan, sizeof(plan), "C spread, d=%d", opts.d);
 			break;
 		case 4:
 			opts.c_home = 1;

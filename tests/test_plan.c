@@ -203,6 +203,50 @@ static int check_gpu_chunks(void)
 	return failures;
 }
 
+/* C's loads spread over a block's chunks (opts.c_spread): automatic on several GPUs in
+ * regime a where C is loaded and a block has several chunks; forced on wherever it can be. */
+static int check_c_spread(void)
+{
+	static const struct {
+		const char *row, *name;
+		int beta_zero, c_home, asked, want;
+	} v[] = {
+		{ "d 4 GPUs n=32768", "4 GPUs, 4 chunks: on", 0, 0, 0, 1 },
+		{ "d 4 GPUs n=32768", "4 GPUs, off asked", 0, 0, 2, 0 },
+		{ "d 4 GPUs n=32768", "4 GPUs, beta = 0 (no C loaded)", 1, 0, 1, 0 },
+		{ "d 4 GPUs n=32768", "4 GPUs, C at home", 0, 1, 1, 0 },
+		{ "d 4 GPUs n=32768 d=8", "4 GPUs, one chunk", 0, 0, 1, 0 },
+		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped (regime b)", 0, 0, 0, 0 },
+		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped, on asked", 0, 0, 1, 1 },
+	};
+	int failures = 0;
+	for (size_t n = 0; n < sizeof(v) / sizeof(v[0]); n++) {
+		const struct row *r = NULL;
+		for (size_t m = 0; m < sizeof(rows) / sizeof(rows[0]); m++)
+			if (strcmp(rows[m].name, v[n].row) == 0)
+				r = &rows[m];
+		struct sg_problem pb = problem_of(r);
+		struct sg_resources res = { .gpus = r->gpus, .gpu_mem = (size_t)(r->gpu_gib * GiB),
+		                            .host_mem = (size_t)(r->host_gib * GiB),
+		                            .cpu_workers = 1, .cpu_workers_max = 1 };
+		struct starpu_gemm_opts opts;
+		starpu_gemm_opts_init(&opts);
+		opts.d = r->d;
+		opts.beta_zero = v[n].beta_zero;
+		opts.c_home = v[n].c_home;
+		opts.c_spread = v[n].asked;
+		struct starpu_gemm_plan plan;
+		char why[512] = "";
+		int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
+		int ok = ret == 0 && plan.c_spread == v[n].want;
+		printf("%s C's loads spread, %s: ret %d c_spread %d (expected %d), Z = %d\n",
+		       ok ? "PASS" : "FAIL", v[n].name, ret, ret ? -1 : plan.c_spread, v[n].want,
+		       ret ? 0 : plan.Z);
+		failures += !ok;
+	}
+	return failures;
+}
+
 /* Row "d 4 GPUs n=65536" in precision prec, planned with opts.static_gpu and opts.gpu_peers
  * as given, its GPUs' links fast (NVLink) or not. */
 static int plan_four_gpus(char prec, int static_gpu, int gpu_peers, int links,
@@ -426,7 +470,7 @@ static int check_conformance(void)
 	struct {
 		const char *name;
 		int ret;
-	} cases[7];
+	} cases[8];
 	cases[0].name = "its own problem";
 	cases[0].ret = sg_plan_conforms(&plan, &pb, 0, why, sizeof(why));
 	cases[1].name = "another beta";
@@ -452,8 +496,12 @@ static int check_conformance(void)
 	broken.static_gpu = 0;
 	cases[6].name = "relays without GPUs owning their tiles";
 	cases[6].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
+	broken = plan;
+	broken.c_spread = broken.c_home = 1;
+	cases[7].name = "C spread and at home (one scratch tile each)";
+	cases[7].ret = !sg_plan_conforms(&broken, &pb, 0, why, sizeof(why));
 	int failures = 0;
-	for (int c = 0; c < 7; c++) {
+	for (int c = 0; c < 8; c++) {
 		printf("%s conformance: %s\n", cases[c].ret ? "FAIL" : "PASS", cases[c].name);
 		failures += cases[c].ret != 0;
 	}
@@ -496,6 +544,7 @@ int main(void)
 	failures += check_conformance();
 	failures += check_dynamic_gpus();
 	failures += check_gpu_chunks();
+	failures += check_c_spread();
 	failures += check_gpu_peers();
 	failures += check_gpu_peers_nodes();
 	failures += check_lower_bound();

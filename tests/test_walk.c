@@ -1,8 +1,9 @@
 /* compute/walk.h: every task GEMM(i, j, k) of the product comes exactly once, chunk after
  * chunk in Algorithm 3's order (y, x, z), each chunk's C tiles in growing squares (a tile's
  * larger coordinate in its block never decreases), each C tile's k steps back to back, and
- * the task numbers count 0, 1, 2, ... (they become the tasks' priorities). Plans of every
- * shape: square, tall and wide blocks, ragged edges, grids of ranks, one chunk or many. */
+ * the task numbers count 0, 1, 2, ... (they become the tasks' priorities), and C's loads
+ * spread over a block's chunks by the tiles' places in the walk. Plans of every shape:
+ * square, tall and wide blocks, ragged edges, grids of ranks, one chunk or many. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static void check_plan(int Mt, int Nt, int Kt, int b, int c, int d, int P, int Q
 		EXPECT(order == prev + 1, "chunk (%d,%d,%d) out of order", w.x, w.y, w.z);
 		last_x = w.x, last_y = w.y, last_z = w.z;
 		chunks++;
-		int i, j, k, pi = -1, pj = -1, pk = -1, shell = 0;
+		int i, j, k, pi = -1, pj = -1, pk = -1, shell = 0, zc_prev = pl.Z - 1;
+		int64_t tiles = 0, *loads = calloc((size_t)pl.Z, sizeof(*loads));
 		while (sg_walk_next_task(&w, &i, &j, &k)) {
 			EXPECT(w.seq == tasks, "task number %lld, expected %lld", (long long)w.seq,
 			       (long long)tasks);
@@ -48,10 +50,27 @@ static void check_plan(int Mt, int Nt, int Kt, int b, int c, int d, int P, int Q
 				int s = i - w.i0 > j - w.j0 ? i - w.i0 : j - w.j0;
 				EXPECT(s >= shell, "C(%d,%d) in shell %d after shell %d", i, j, s, shell);
 				shell = s;
+				/* C's loads spread: by the tile's place in the walk, from the last
+				 * chunk down to the first, about as many in each. */
+				int zc = sg_walk_c_chunk(&w, i, j);
+				int64_t T = (int64_t)(w.i1 - w.i0) * (w.j1 - w.j0);
+				EXPECT(zc == pl.Z - 1 - (int)(tiles * pl.Z / T), "C(%d,%d), tile %lld of "
+				       "the chunk, loaded in chunk %d", i, j, (long long)tiles, zc);
+				EXPECT(zc >= 0 && zc <= zc_prev, "C(%d,%d) loaded in chunk %d after %d", i,
+				       j, zc, zc_prev);
+				if (zc >= 0 && zc < pl.Z)
+					loads[zc]++;
+				zc_prev = zc;
+				tiles++;
 			}
 			pi = i, pj = j, pk = k;
 		}
 		EXPECT(sg_walk_block_ends(&w) == (w.z == pl.Z - 1), "block end at chunk %d", w.z);
+		for (int z = 0; z < pl.Z; z++)
+			EXPECT(loads[z] >= tiles / pl.Z && loads[z] <= (tiles + pl.Z - 1) / pl.Z,
+			       "%lld of %lld C tiles loaded in chunk %d of %d", (long long)loads[z],
+			       (long long)tiles, z, pl.Z);
+		free(loads);
 	}
 	EXPECT(chunks == (int64_t)pl.X * pl.Y * pl.Z, "%lld chunks, expected %d", (long long)chunks,
 	       pl.X * pl.Y * pl.Z);
