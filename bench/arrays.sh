@@ -12,8 +12,12 @@
 #                  (for n in PRELOAD_N)
 #   scalapack-NB   bench/scalapack_pdgemm, 1 rank, MB = NB, malloc'ed local arrays,
 #                  LD_PRELOAD=libstarpu_gemm_scalapack.so (for n in PRELOAD_N)
+#   scalapack-ranks-NB  the same on one rank per GPU (scripts/gpu-per-rank.sh), a 2 x GPUS/2
+#                  BLACS grid (an even number of GPUs, at least 2), against the driver's one
+#                  rank on every GPU (issue 29's ScaLAPACK line)
 # Issue 29's case on a 4-GPU node (each of its doors against the driver, same run):
-#   N_LIST=49152 PRELOAD_N=49152 CASES="driver gemm-pageable preload" bench/arrays.sh
+#   N_LIST=49152 PRELOAD_N=49152 CASES="driver gemm-pageable preload scalapack-ranks-4096
+#   scalapack-ranks-256" bench/arrays.sh
 # and GPUS=1 with the same for one GPU (scripts/device-session.sh arrays: ARRAYS_GPUS="all 1").
 # Usage:
 #   bench/arrays.sh               run, then bench/report.py's table, targets (kit arrays), plot
@@ -53,6 +57,18 @@ for c in ${CASES:-driver gemm-pinned gemm-pageable xt-pinned xt-pageable preload
       for n in ${PRELOAD_N:-32768}; do
         kit_case "$c" env LD_PRELOAD="${LIB:-$build/.libs}/libstarpu_gemm_blas.so" \
           STARPU_GEMM_BLAS_THRESHOLD=1 "$build/bench/dgemm_app" -n "$n" "${runs[@]}"
+      done ;;
+    scalapack-ranks-*)
+      if [ "${gpus:-0}" -lt 2 ] || [ $((gpus % 2)) != 0 ]; then
+        echo "bench/arrays.sh: $c needs an even number of GPUs, at least 2 (${gpus:-0}): skipped" >&2
+        continue
+      fi
+      for n in ${PRELOAD_N:-32768}; do
+        kit_case "$c" env SG_GPUS_PER_NODE="$gpus" "$MPIRUN" --bind-to none -np "$gpus" \
+          "${mpi_env[@]}" -x SG_GPUS_PER_NODE \
+          -x LD_PRELOAD="${LIB:-$build/.libs}/libstarpu_gemm_scalapack.so" \
+          "$bench_top/scripts/gpu-per-rank.sh" "$build/bench/scalapack_pdgemm" -n "$n" -P 2 \
+          -Q $((gpus / 2)) --nb "${c#scalapack-ranks-}" "${runs[@]}"
       done ;;
     scalapack-*)
       for n in ${PRELOAD_N:-32768}; do

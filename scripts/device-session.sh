@@ -17,7 +17,8 @@
 #   arrays     bench/arrays.sh (N_LIST, CASES, PRELOAD_N, GPUS as it documents), once per entry
 #              of ARRAYS_GPUS [all]: "all" every GPU of the node, a number that many (GPUS);
 #              issue 29: N_LIST=49152 PRELOAD_N=49152 CASES="driver gemm-pageable preload"
-#              ARRAYS_GPUS="all 1"
+#              ARRAYS_GPUS="all 1", and CASES="driver scalapack-ranks-4096 scalapack-ranks-256"
+#              (the ScaLAPACK drop-in on a rank per GPU)
 #   Each benchmark stage leaves its CSV, table, log and plot under bench/ in results.tar.gz;
 #   bench/report.py remakes the table and plot from the CSV anywhere.
 #   tensor     issue 17 on one GPU: the tensor-core GPU tests (tests/gpu.sh GPU_TENSOR_ONLY=1),
