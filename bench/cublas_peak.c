@@ -8,7 +8,11 @@
  * TF32, COMPUTE_32F_FAST_TF32).
  * --link MiB instead measures the pinned host<->GPU copy rates (what a GEMM from host memory
  * is bound by): rows of systems h2d, d2h and both (each way at once), memory pinned, block
- * the size of each copy (--piece), the best of --niter transfers. */
+ * the size of each copy (--piece), the best of --niter transfers. With --gpus G (> 1), the
+ * same on GPUs 0..G-1 copying at once (each its own pinned buffer, copies issued in turn):
+ * systems h2d-node, d2h-node and both-node, ncuda G, the rate one GPU gets while all copy
+ * (the sum over G): several GPUs share the node's memory and PCIe switches, and a 4-GPU
+ * product's links do not each run at the rate one GPU alone gets (docs/node-sharing.md). */
 #include <string.h>
 #include "common/half.h"
 #include <getopt.h>
@@ -20,12 +24,13 @@
 
 static void usage(FILE *out, const char *program)
 {
-	fprintf(out, "usage: %s [-n N] [--prec d|s|b|h|t] [--link MiB [--piece MiB]] [--device D] [--niter I]\n"
-	        "       [--warmup W]\n"
+	fprintf(out, "usage: %s [-n N] [--prec d|s|b|h|t] [--link MiB [--piece MiB] [--gpus G]]\n"
+	        "       [--device D] [--niter I] [--warmup W]\n"
 	        "  -n, --n N      matrix order (default 16384); needs 3 n^2 elements of GPU memory\n"
 	        "  --prec P       d, s, b (bfloat16 -> float), h (half -> float), t (TF32) (default d)\n"
 	        "  --link MiB     measure pinned host->GPU and GPU->host copies of MiB instead\n"
 	        "  --piece MiB    with --link: in copies of MiB each, back to back (default: one)\n"
+	        "  --gpus G       with --link: GPUs 0..G-1 copying at once (default 1: --device)\n"
 	        "  --device D     CUDA device (default 0)\n"
 	        "  --niter I      timed runs, the median is reported (default 5)\n"
 	        "  --warmup W     untimed runs first, lasting 2 s at least when W > 0 (default 1)\n",
@@ -83,62 +88,84 @@ static void convert_chunk(const struct mode *m, int ab, double *chunk, size_t le
 	}
 }
 
-/* Seconds to move bytes between host and dev in copies of piece bytes, issued back to back
- * on one stream per way (the way a runtime moves tiles); ways: 1 host->GPU, 2 GPU->host,
- * 3 both at once, each on its own stream, the two ways' copies issued in turn so that both
- * start at once. GPU->host uses the second half of both buffers. */
-static double copy_pieces(char *host, char *dev, size_t bytes, size_t piece, int ways,
-                          cudaStream_t streams[2])
+/* One GPU's side of a copy test: its pinned host buffer, its device buffer (2 x the bytes
+ * each: host->GPU uses the first half, GPU->host the second) and a stream per way. */
+struct link_end {
+	int device;
+	char *host, *dev;
+	cudaStream_t streams[2];
+};
+
+/* Seconds to move bytes between each end's host and device buffers in copies of piece bytes,
+ * issued back to back on one stream per way (the way a runtime moves tiles); ways: 1
+ * host->GPU, 2 GPU->host, 3 both at once, each on its own stream, the ways' and the ends'
+ * copies issued in turn so that all start at once. */
+static double copy_pieces(struct link_end *ends, int nends, size_t bytes, size_t piece, int ways)
 {
 	double t0 = bench_now();
 	for (size_t off = 0; off < bytes; off += piece)
-		for (int way = 0; way < 2; way++) {
-			if (!(ways & (1 << way)))
-				continue;
-			size_t len = bytes - off < piece ? bytes - off : piece;
-			size_t at = way * bytes + off;
-			BENCH_CUDA_CHECK(cudaMemcpyAsync(way ? host + at : dev + at,
-			                                 way ? dev + at : host + at, len,
-			                                 way ? cudaMemcpyDeviceToHost
-			                                     : cudaMemcpyHostToDevice, streams[way]));
-		}
-	for (int way = 0; way < 2; way++)
-		BENCH_CUDA_CHECK(cudaStreamSynchronize(streams[way]));
+		for (int e = 0; e < nends; e++)
+			for (int way = 0; way < 2; way++) {
+				if (!(ways & (1 << way)))
+					continue;
+				size_t len = bytes - off < piece ? bytes - off : piece;
+				size_t at = way * bytes + off;
+				char *host = ends[e].host, *dev = ends[e].dev;
+				BENCH_CUDA_CHECK(cudaSetDevice(ends[e].device));
+				BENCH_CUDA_CHECK(cudaMemcpyAsync(way ? host + at : dev + at,
+				                                 way ? dev + at : host + at, len,
+				                                 way ? cudaMemcpyDeviceToHost
+				                                     : cudaMemcpyHostToDevice,
+				                                 ends[e].streams[way]));
+			}
+	for (int e = 0; e < nends; e++)
+		for (int way = 0; way < 2; way++)
+			BENCH_CUDA_CHECK(cudaStreamSynchronize(ends[e].streams[way]));
 	return bench_now() - t0;
 }
 
 /* The best of niter pinned transfers of mib MiB each way, in copies of piece_mib MiB (0: one
- * copy): alone (systems h2d, d2h), then both ways at once (both: the bytes of one way over the
- * time both took). Tile-sized copies and the two ways at once are what a
- * GEMM from host memory moves; one large copy is the link's best case. */
-static void link_rates(long long mib, long long piece_mib, int niter)
+ * copy), on device first (gpus 1) or on devices 0..gpus-1 at once: alone (systems h2d, d2h),
+ * then both ways at once (both: the bytes of one way over the time both took); with several
+ * GPUs the rate one of them gets while all copy (systems *-node). Tile-sized copies and the
+ * two ways at once are what a GEMM from host memory moves; one large copy is the link's best
+ * case. */
+static void link_rates(long long mib, long long piece_mib, int niter, int first, int gpus)
 {
 	size_t bytes = (size_t)mib << 20, piece = piece_mib ? (size_t)piece_mib << 20 : bytes;
-	char *host, *dev;
-	cudaStream_t streams[2];
-	BENCH_CUDA_CHECK(cudaMallocHost((void **)&host, 2 * bytes));
-	BENCH_CUDA_CHECK(cudaMalloc((void **)&dev, 2 * bytes));
-	for (int way = 0; way < 2; way++)
-		BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[way], cudaStreamNonBlocking));
-	memset(host, 1, 2 * bytes);
+	struct link_end ends[64];
+	for (int e = 0; e < gpus; e++) {
+		ends[e].device = gpus > 1 ? e : first;
+		BENCH_CUDA_CHECK(cudaSetDevice(ends[e].device));
+		BENCH_CUDA_CHECK(cudaMallocHost((void **)&ends[e].host, 2 * bytes));
+		BENCH_CUDA_CHECK(cudaMalloc((void **)&ends[e].dev, 2 * bytes));
+		for (int way = 0; way < 2; way++)
+			BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&ends[e].streams[way],
+			                                           cudaStreamNonBlocking));
+		memset(ends[e].host, 1, 2 * bytes);
+	}
 	double best[3] = { 0, 0, 0 }; /* h2d, d2h alone, both at once */
 	for (int it = 0; it < niter + 1; it++)
 		for (int ways = 1; ways <= 3; ways++) {
-			double gbs = (double)bytes / copy_pieces(host, dev, bytes, piece, ways, streams) / 1e9;
+			double gbs = (double)bytes / copy_pieces(ends, gpus, bytes, piece, ways) / 1e9;
 			if (it > 0 && gbs > best[ways - 1]) /* the first pass warms up */
 				best[ways - 1] = gbs;
 		}
 	static const char *systems[] = { "h2d", "d2h", "both" };
 	for (int r = 0; r < 3; r++) {
 		char fields[200];
-		snprintf(fields, sizeof(fields), "system=%s M=%lld memory=pinned gbs=%.2f ncuda=1 block=%lld",
-		         systems[r], mib, best[r], piece_mib ? piece_mib : mib);
+		snprintf(fields, sizeof(fields), "system=%s%s M=%lld memory=pinned gbs=%.2f ncuda=%d "
+		         "block=%lld", systems[r], gpus > 1 ? "-node" : "", mib, best[r], gpus,
+		         piece_mib ? piece_mib : mib);
 		bench_print_row(fields);
 	}
-	for (int way = 0; way < 2; way++)
-		BENCH_CUDA_CHECK(cudaStreamDestroy(streams[way]));
-	BENCH_CUDA_CHECK(cudaFreeHost(host));
-	BENCH_CUDA_CHECK(cudaFree(dev));
+	for (int e = 0; e < gpus; e++) {
+		BENCH_CUDA_CHECK(cudaSetDevice(ends[e].device));
+		for (int way = 0; way < 2; way++)
+			BENCH_CUDA_CHECK(cudaStreamDestroy(ends[e].streams[way]));
+		BENCH_CUDA_CHECK(cudaFreeHost(ends[e].host));
+		BENCH_CUDA_CHECK(cudaFree(ends[e].dev));
+	}
 }
 
 /* One product on the GPU's matrices, in the mode's cuBLAS call. */
@@ -180,14 +207,15 @@ int main(int argc, char **argv)
 {
 	struct bench_run run = { .n = 16384, .niter = 5, .warmup = 1 };
 	int device = 0;
-	long long link_mib = 0, piece_mib = 0;
+	long long link_mib = 0, piece_mib = 0, gpus = 1;
 	const struct mode *mode = &modes[0];
-	enum { OPT_DEVICE = 256, OPT_PREC, OPT_LINK, OPT_PIECE };
+	enum { OPT_DEVICE = 256, OPT_PREC, OPT_LINK, OPT_PIECE, OPT_GPUS };
 	static const struct option longopts[] = {
 		BENCH_RUN_LONGOPTS, { "device", required_argument, NULL, OPT_DEVICE },
 		{ "prec", required_argument, NULL, OPT_PREC },
 		{ "link", required_argument, NULL, OPT_LINK },
-		{ "piece", required_argument, NULL, OPT_PIECE }, { NULL, 0, NULL, 0 }
+		{ "piece", required_argument, NULL, OPT_PIECE },
+		{ "gpus", required_argument, NULL, OPT_GPUS }, { NULL, 0, NULL, 0 }
 	};
 	int opt;
 	while ((opt = bench_getopt(argc, argv, longopts, &run, usage)) != -1) {
@@ -197,6 +225,8 @@ int main(int argc, char **argv)
 			link_mib = bench_int_option(argv[0], "--link", optarg, 1, 1 << 20);
 		else if (opt == OPT_PIECE)
 			piece_mib = bench_int_option(argv[0], "--piece", optarg, 1, 1 << 20);
+		else if (opt == OPT_GPUS)
+			gpus = bench_int_option(argv[0], "--gpus", optarg, 1, 64);
 		else if (opt == OPT_PREC) {
 			mode = NULL;
 			for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
@@ -212,14 +242,18 @@ int main(int argc, char **argv)
 	long long n = run.n;
 	int niter = run.niter, warmup = run.warmup;
 
-	if (piece_mib && (!link_mib || piece_mib > link_mib)) {
-		fprintf(stderr, "%s: --piece needs --link, and at most its MiB\n", argv[0]);
+	if ((piece_mib && (!link_mib || piece_mib > link_mib)) || (gpus > 1 && !link_mib)) {
+		fprintf(stderr, "%s: --piece and --gpus need --link, --piece at most its MiB\n",
+		        argv[0]);
 		return 2;
 	}
-	bench_cuda_need_devices(argv[0], "--device", device, device + 1);
+	if (gpus > 1)
+		bench_cuda_need_devices(argv[0], "--gpus", (int)gpus, (int)gpus);
+	else
+		bench_cuda_need_devices(argv[0], "--device", device, device + 1);
 	BENCH_CUDA_CHECK(cudaSetDevice(device));
 	if (link_mib) {
-		link_rates(link_mib, piece_mib, niter); /* on the device set above */
+		link_rates(link_mib, piece_mib, niter, device, (int)gpus);
 		return 0;
 	}
 	size_t count = (size_t)n * (size_t)n, free_bytes = 0, total_bytes = 0;

@@ -7,7 +7,8 @@
 #   cublas-peak    cuBLAS DGEMM on data already on one GPU at PEAK_N [32768] (a DGEMM of
 #                  n = 65536, 96 GiB, does not fit an H100: the peak of the largest n measured
 #                  stands for the larger ones)
-#   link           pinned host<->GPU copy rates (bench/cublas_peak --link): the rooflines' links
+#   link           pinned host<->GPU copy rates (bench/cublas_peak --link): the rooflines' links,
+#                  one GPU alone, then every GPU at once (--gpus G: "nodebound:" targets)
 #   mpi-rate       bench/mpi_rate among G ranks (128 MiB messages, all pairs at once), and
 #                  among 2 ranks (mpi-rate-2r, the ranks of the 2x2 cases): MPI as a launch
 #                  gets it (bench/lib.sh: CMA on unless it would fail)
@@ -73,7 +74,12 @@ kit_start node
 # n = 65536, 96 GiB of A, B and C in /dev/shm, which containers often size small.
 [ "${DRY_RUN:-0}" = 1 ] || echo "/dev/shm: $(df -h --output=size,avail /dev/shm | tail -1 | xargs) (size, free)"
 want cublas-peak && kit_case cublas-peak "$peak" -n "${PEAK_N:-32768}" --niter 5 --warmup 1
-want link && kit_case link "$peak" --link 2048 --niter 5
+if want link; then
+  kit_case link "$peak" --link 2048 --niter 5
+  # The same with every GPU copying at once: what each link gets while the node's GPUs share
+  # its memory and PCIe switches (a 4-GPU product loads on all four).
+  kit_case link-node "$peak" --link 2048 --gpus "$gpus" --niter 5
+fi
 if want mpi-rate; then
   kit_case mpi-rate mpi_rate "$gpus"
   [ "$gpus" != 2 ] && kit_case mpi-rate-2r mpi_rate 2

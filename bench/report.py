@@ -83,6 +83,16 @@ class Results:
         self.links = {way: max((number(r.get("gbs")) or 0 for r in rows
                                 if r.get("system") == way and r.get("memory") == "pinned"),
                                default=0) or None for way in ("h2d", "d2h")}
+        # The rate one GPU's link gets while the node's G GPUs all copy at once (cublas_peak
+        # --link --gpus G's rows h2d-node, d2h-node), by G.
+        self.node_links = {}
+        for r in rows:
+            system = r.get("system") or ""
+            way = system[:-len("-node")]
+            if system.endswith("-node") and way in ("h2d", "d2h") and \
+                    number(r.get("gbs")) and number(r.get("ncuda")):
+                rates = self.node_links.setdefault(int(number(r["ncuda"])), {})
+                rates[way] = max(rates.get(way, 0), number(r["gbs"]))
         # The MPI rate a rank receives at while every pair of ranks exchanges tiles
         # (bench/mpi_rate's mpi_rate_median rows, GB/s), by the job's ranks.
         self.mpi_rates = {}
@@ -110,10 +120,14 @@ class Results:
     def column(self, name, size):
         """A target's operand: a case; "a|b", the best of them; "bound:case", the case's
         ceiling: max(compute at the cuBLAS peak on its GPUs, host->GPU loads / link);
+        "nodebound:case", the same with each link at the rate it gets while all of the
+        case's GPUs copy at once (None where that was not measured);
         "peak:P", one GPU's cuBLAS ceiling in precision P (at this size, else the best size
         measured: a DGEMM of n = 65536 does not fit one GPU)."""
         if name.startswith("bound:"):
             return self.bound(name[6:], size)
+        if name.startswith("nodebound:"):
+            return self.bound(name[10:], size, node=True)
         if name.startswith("peak:"):
             return self.ceiling(name[5:], size)
         if "*" in name:
@@ -136,13 +150,14 @@ class Results:
                 figures[s] = max(figures.get(s, 0), statistics.median(self.values[(case, s)]))
         return figures.get(size) or max(figures.values(), default=None)
 
-    def roofline(self, case, size):
+    def roofline(self, case, size, node=False):
         """The seconds a case's bound is the longest of: compute at its precision's ceiling
         on its GPUs, its predicted host->GPU loads over the pinned links, its predicted
         GPU->host writes back, and its predicted MPI bytes over the measured MPI rate (None:
         that rate or byte count was not measured). The byte counts are per rank; a rank's
-        GPUs have a host link each (a rank sharing a GPU: still the one link). None for a
-        case with no GPU, no ceiling, or cuBLAS itself."""
+        GPUs have a host link each (a rank sharing a GPU: still the one link). node: each
+        link at the rate it gets while all of the case's GPUs copy at once. None for a case
+        with no GPU, no ceiling, or cuBLAS itself (or, node, no such rate)."""
         rows = self.rows.get((case, size))
         if not rows or rows[0].get("system") == "cublas_peak" or \
                 not number(rows[0].get("ncuda")):
@@ -162,8 +177,13 @@ class Results:
         # The driver's byte columns are sums over the job's ranks: the host links are the
         # job's GPUs' (one each, however many ranks share it), the MPI rate a rank's, which
         # moves its share of the bytes while the others move theirs.
-        rates = {"h2d": self.links["h2d"] and self.links["h2d"] * gpus,
-                 "d2h": self.links["d2h"] and self.links["d2h"] * gpus,
+        links = self.links
+        if node:
+            links = self.node_links.get(int(gpus))
+            if not links or not links.get("h2d") or not links.get("d2h"):
+                return None
+        rates = {"h2d": links["h2d"] and links["h2d"] * gpus,
+                 "d2h": links["d2h"] and links["d2h"] * gpus,
                  "mpi": self.mpi_rate(int(ranks)) and self.mpi_rate(int(ranks)) * ranks}
         for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes"),
                             ("mpi", "pred_mpi_bytes")):
@@ -174,9 +194,10 @@ class Results:
                                          parts["mpi"]) if x)
         return parts
 
-    def bound(self, case, size):
-        """A case's roofline as GFLOP/s (what the targets "bound:case" divide by)."""
-        parts = self.roofline(case, size)
+    def bound(self, case, size, node=False):
+        """A case's roofline as GFLOP/s (what the targets "bound:case" and
+        "nodebound:case" divide by)."""
+        parts = self.roofline(case, size, node)
         return parts["flops"] / parts["bound"] / 1e9 if parts else None
 
 
@@ -271,6 +292,10 @@ def rooflines(results, markdown, shown):
     links = ", ".join("%s %s" % (way, "%.2f GB/s" % results.links[way]
                                  if results.links[way] else "not measured")
                       for way in ("h2d", "d2h"))
+    for gpus in sorted(results.node_links):
+        rates = results.node_links[gpus]
+        links += "; each while %d GPUs copy at once: %s" % (gpus, ", ".join(
+            "%s %.2f GB/s" % (way, rates[way]) for way in ("h2d", "d2h") if rates.get(way)))
     links += ", MPI %s" % (", ".join("%.2f GB/s per rank of %d" % (results.mpi_rates[r], r)
                                      for r in sorted(results.mpi_rates)) or "not measured")
     head = ["case", "n", "prec", "ceiling", "figure", "time s", "compute s", "h2d s", "d2h s",

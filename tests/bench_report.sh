@@ -36,7 +36,8 @@ RESULTS=$work "$top_srcdir/bench/arrays.sh" --report "$sample" > /dev/null ||
 # 52) also at 65536, which no single-GPU DGEMM fits; the own-node case's roofline is its MPI
 # term, 150e9 bytes per rank / 25 GB/s (mpi_rate_median among 2 ranks, not 4's 20.5) = 6 s
 # over compute 2*65536^3 / (4 x 51e12) = 2.76 s and h2d 200e9 / (2 GPUs x 50 GB/s) = 2 s;
-# bf16's is its loads over four host links, 120e9 / (4 x 50e9) = 0.6 s.
+# bf16's is its loads over four host links, 120e9 / (4 x 50e9) = 0.6 s, and at the rate each
+# link gets while all four copy (rows h2d-node 30, d2h-node 40 GB/s), 120e9 / (4 x 30e9) = 1 s.
 node=$(python3 "$top_srcdir/bench/report.py" --kit node "$top_srcdir/tests/node-report-sample.csv")
 for line in \
   "1x4 / 4 x cuBLAS peak at n=65536: 0.936 (191.000 / 204.000 TFLOP/s), target >= 0.95: MISSED" \
@@ -45,6 +46,8 @@ for line in \
   "2x2-own-node  65536     d   51.000   88.000   6.398      2.760  1.000  0.086  3.000    3.000  187.6  0.469" \
   "2x2 own node / its roofline with MPI at n=65536: 0.469 (88.000 / 187.650 TFLOP/s), target >= 0.90: MISSED" \
   "    bf16-1x4  65536     b  710.000  800.000   0.704      0.198  0.600  0.086  0.000    0.600  938.2  0.853" \
+  "bf16 1x4 / its roofline with the links' rate while all four copy at n=65536: 1.421 (800.000 / 562.950 TFLOP/s), no target" \
+  "each while 4 GPUs copy at once: h2d 30.00 GB/s, d2h 40.00 GB/s" \
   "MPI 25.00 GB/s per rank of 2, 20.50 GB/s per rank of 4"; do
   grep -qF -- "$line" <<< "$node" || fail "kit node: no '$line'"
 done
@@ -57,7 +60,8 @@ cpu=$(dry cpu.sh N_LIST="2048 4096")
 gpu=$(dry gpu.sh FAKE_GPUS=2)
 arrays=$(dry arrays.sh)
 nodekit=$(dry node.sh FAKE_GPUS=4)
-if [ "$(wc -l <<< "$nodekit")" = 12 ] &&
+if [ "$(wc -l <<< "$nodekit")" = 13 ] &&
+   grep -q '^link-node: .*cublas_peak --link 2048 --gpus 4 ' <<< "$nodekit" &&
    grep -q '^mpi-rate: .*-np 4 .*bench/mpi_rate' <<< "$nodekit" &&
    grep -q '^4x1: .*-np 4 .*gpu-per-rank.sh .*-M 32768 .*--niter 3 .*-P 2 -Q 2$' <<< "$nodekit" &&
    grep -q '^2x2: env SG_GPUS_PER_NODE=4 SG_GPUS_PER_RANK=2 .*-np 2 .*-M 65536 .*--niter 2' <<< "$nodekit" &&
