@@ -415,9 +415,15 @@ static void submit_gemm(struct pgemm *g, const struct sg_walk *w, int i, int j, 
 	}
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
-	/* Spread: C is on the GPU now, beta applied; the earlier chunks' updates join it there. */
-	if (ret >= 0 && c_chunk > 0 && first && !early)
+	/* Spread: C is on the GPU now, beta applied; the earlier chunks' updates join it there.
+	 * The merge is outside the window's count and timeline (a tile loaded in the last chunk
+	 * of one k step ends with it: bring_c_home waits for it); where dmdas picks the GPUs
+	 * (worker -1) T may cross between them. */
+	int merged = 0;
+	if (ret >= 0 && c_chunk > 0 && first && !early) {
 		ret = sg_c_home_merge(g->home, c_tile, i, j, g->pb.prec, g->gemm_where, worker, prio);
+		merged = 1;
+	}
 	if (ret >= 0 && g->partials && owner != g->pb.rank && sg_layer_last_k(&g->plan, k)) {
 		ret = sg_partials_send(g->partials, i, j, layer, owner,
 		                       walk_priority(g, g->runner_seq[owner]));
@@ -427,7 +433,8 @@ static void submit_gemm(struct pgemm *g, const struct sg_walk *w, int i, int j, 
 		char where[96];
 		snprintf(where, sizeof(where), "task GEMM(%d,%d,%d)", i, j, k);
 		/* Other ranks are waiting on this one's sends: end the whole job, not the rank. */
-		sg_fatal(__FILE__, __LINE__, "starpu_mpi_task_insert", strerror(-ret), where);
+		sg_fatal(__FILE__, __LINE__, merged ? "starpu_task_insert (C += its scratch tile)"
+		                                    : "starpu_mpi_task_insert", strerror(-ret), where);
 	}
 }
 

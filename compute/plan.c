@@ -346,8 +346,8 @@ static int c_home_decide(const struct starpu_gemm_opts *opts, const struct sg_re
  * several chunks. Otherwise a GPU loads all of its block's C in the block's first chunk,
  * beside that chunk's A and B. Automatic on the GPUs of a node of several (as the chunk rule,
  * SG_GPU_CHUNK_DEPTH) whose shares stay on them (regime a: a scratch tile is never evicted):
- * 4 x H100, DGEMM n = 32768, 1 rank x 4 GPUs 0.339-0.348 s against 0.357-0.373 off, 4 ranks x
- * 1 GPU 0.336 against 0.356; n = 65536 and BF16 alike either way (calls E1-E3,
+ * 4 x H100, DGEMM n = 32768, medians: 1 rank x 4 GPUs 0.339-0.348 s against 0.357-0.373 off,
+ * 4 ranks x 1 GPU 0.336 against 0.356; n = 65536 and BF16 alike either way (calls E1-E3,
  * bench/results/node-h100x4-20261128-e*.log). Not on one GPU whose memory caps the block
  * (regime b): simulated n = 65536 in 16 GiB, 11.26 s against 10.83 off. */
 static int c_spread_decide(const struct starpu_gemm_plan *plan, int asked)
@@ -576,10 +576,12 @@ int sg_plan_compute(struct starpu_gemm_plan *plan, const struct sg_problem *prob
 		strcpy(plan->regime, plan->X * plan->Y == 1 ? "c1" : "c2");
 	}
 	/* Spread: a scratch tile's handle for each of the rank's C tiles loaded after the first
-	 * chunk (unregistered after the product); its memory is a GPU's, in C's place. */
+	 * chunk (unregistered after the product). Its memory is a GPU's, in C's place; forced on
+	 * CPU workers alone, host memory beside C, as C at home's: up to the blocks in flight. */
 	plan->c_spread = c_spread_decide(plan, opts.c_spread);
 	if (plan->c_spread)
-		plan->host_bytes += (double)Mtl * Ntl * SG_HANDLE_HOST_BYTES;
+		plan->host_bytes += (double)Mtl * Ntl * SG_HANDLE_HOST_BYTES +
+		                    (plan->G > 0 ? 0 : c_blocks * b * c * tile_bytes * c_weight);
 	/* The 2D plan, or the layers' where they move enough less (or are asked for). */
 	return sg_plan_layers(plan, &pb, res, &opts, why, whylen);
 }

@@ -483,7 +483,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		         r.copiers > 1 ? "s" : "", nodes);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s%s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
+		        "worker(s), %s%s%s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
 		        "it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
 		        "back, unregister, unpin %.3f, of it unregistering, which waits for the tiles "
 		        "sent back %.3f)\n",
@@ -492,6 +492,7 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		        r.added_back ? ", beta*C added on the way back" : "",
 		        panels > 1 ? ", C in panels" : "",
 		        stats->plan.gpu_peers ? ", A and B relayed between the GPUs" : "",
+		        stats->plan.c_spread ? ", C's loads spread over the chunks" : "",
 		        sg_now() - t0, t1 - t0, r.pinning, r.product_end > t1 ? r.product_end - t1 : 0,
 		        r.waited, r.sent_back,
 		        sg_now() - r.product_end, r.unregister);

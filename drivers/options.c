@@ -113,9 +113,9 @@ static const struct option_doc docs[] = {
 	/* The words in starpu_gemm_opts.c_spread's order. */
 	GEMM_CHOICE("c-spread", 0, "auto|on|off", c_spread, "C's loads onto the GPUs spread over "
 	            "a block's chunks, the updates before a tile's load accumulated in a scratch "
-	            "tile on its GPU (default auto: on where the job has several GPUs whose shares stay on them, C is "
-	            "loaded and a block has several chunks); off: every C tile loaded in its "
-	            "block's first chunk"),
+	            "tile on its GPU (default auto: on where the job has several GPUs whose shares "
+	            "stay on them, C is loaded and a block has several chunks); off: every C tile "
+	            "loaded in its block's first chunk"),
 	OPT("niter", OPT_NITER, "INT", "timed iterations (default 3)"),
 	OPT("warmup", OPT_WARMUP, "INT", "untimed iterations first, at most 1000 (default 1)"),
 	OPT("check", OPT_CHECK, NULL, "check C after each timed run (full if M*N*K <= 2^33, else "

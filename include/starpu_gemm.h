@@ -319,7 +319,9 @@ struct starpu_gemm_opts {
 	                    * (the walk's last tiles in the first chunk), a tile's updates of
 	                    * earlier chunks going to a scratch tile on its GPU, added to C once C
 	                    * is there; 2: every C tile loaded by its update k = 0, all in its
-	                    * block's first chunk. Either way each C tile crosses once each way */
+	                    * block's first chunk. Either way each C tile crosses once each way.
+	                    * Forced on CPU workers alone it only adds work (scratch tiles in
+	                    * host memory and their adds) */
 	const struct starpu_gemm_plan *plan; /* NULL (default): the product plans itself. Else
 	                    * the plan to follow as it is (from starpu_gemm_plan_sizes or
 	                    * starpu_gemm_plan_make with the same problem and beta_zero), never

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The starpu_gemm driver with --check on CPU workers, on 1, 2 and 4 ranks: every precision,
 # transposes N/T/C, ragged and tiny shapes, grids 1x1, 1x2, 2x1, 2x2, 1D distributions, a
-# forced plan and the un-throttled baseline. Each run must exit 0 and print one
+# forced plan, the un-throttled baseline and C's loads spread. Each run must exit 0 and print one
 # "check: PASSED" line per timed iteration. Also: --help lists every option, --plan exits 0.
 set -eu
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -46,6 +46,10 @@ run_check 1 2 --prec d -M 300 -N 300 -K 300 -t 128 --warmup 1 --check-samples 20
 run_check 2 1 --prec c -M 300 -N 200 -K 257 -t 64 -P 1 -Q 2 --transA C --transB T
 run_check 2 1 --prec z -M 256 -N 256 -K 256 -t 128 -P 2 -Q 1 --transB C
 run_check 2 1 --prec s -M 250 -N 190 -K 130 -t 64 --dist row --alpha -1 --beta 0
+# C's loads spread over the chunks (forced: on CPU workers it is not automatic), the tensor
+# precisions' float C among them.
+run_check 1 1 --prec b -M 200 -N 150 -K 300 -t 64 -d 1 --c-spread on
+run_check 2 1 --prec h -M 190 -N 250 -K 200 -t 64 -P 1 -Q 2 -d 2 -b 1 -c 1 --c-spread on
 run_check 2 1 --prec d -M 190 -N 250 -K 130 -t 64 --dist col --transA T --transB T
 run_check 2 1 --prec z -M 200 -N 300 -K 100 -t 64 --no-throttle
 # 4 ranks, 2x2: a ragged problem with warm-up and two timed runs; a forced plan.

@@ -25,6 +25,8 @@ struct gemm_case {
 	double complex alpha, beta;
 };
 
+static int spread_products; /* products whose plan spread C's loads (plan.c_spread) */
+
 /* Runs one product with opts and returns the scaled residual on rank 0 (0 elsewhere). */
 static double run_case(const struct gemm_case *tc, int P, int Q, const struct starpu_gemm_opts *opts,
                        uint64_t seed)
@@ -46,9 +48,15 @@ static double run_case(const struct gemm_case *tc, int P, int Q, const struct st
 	double complex alpha_v[1], beta_v[1];
 	sgt_store(tc->prec, tc->alpha, alpha_v, 0);
 	sgt_store(tc->prec, tc->beta, beta_v, 0);
-	int ret = starpu_gemm_pgemm(tc->transA, tc->transB, alpha_v, A, B, beta_v, C, opts, NULL);
+	struct starpu_gemm_stats stats;
+	int ret = starpu_gemm_pgemm(tc->transA, tc->transB, alpha_v, A, B, beta_v, C, opts, &stats);
 	if (ret)
 		sgt_expect(0, "starpu_gemm_pgemm returned %d", ret);
+	/* C's loads spread where asked and possible: beta reads C and a block has chunks. */
+	else if (opts && opts->c_spread == 1 && tc->beta != 0 && stats.plan.Z >= 2)
+		sgt_expect(stats.plan.c_spread, "C's loads spread asked, Z = %d, not planned",
+		           stats.plan.Z);
+	spread_products += !ret && stats.plan.c_spread;
 
 	size_t es = starpu_gemm_elemsize(tc->prec);
 	void *Cg = sgt_rank == 0 ? malloc((size_t)(tc->M * tc->N) * es) : NULL;
@@ -194,9 +202,23 @@ static void fixed_cases(int P, int Q, int ncases, int forced, int home, uint64_t
 		opts.d = 1;
 		opts.c_spread = 1;
 		report(&tc, P, Q, "C spread, d=1", run_case(&tc, P, Q, &opts, case_seed));
+		opts.b = opts.c = 1; /* several blocks, ragged chunks */
+		opts.d = 2;
+		opts.lookahead = 0;
+		report(&tc, P, Q, "C spread, b=c=1,d=2,l=0", run_case(&tc, P, Q, &opts, case_seed));
+		starpu_gemm_opts_init(&opts);
+		opts.d = 3;
+		opts.c_spread = 1;
+		opts.no_throttle = 1;
+		report(&tc, P, Q, "C spread, d=3, unthrottled", run_case(&tc, P, Q, &opts, case_seed));
 		starpu_gemm_opts_init(&opts);
 		opts.no_throttle = 1;
 		report(&tc, P, Q, "unthrottled", run_case(&tc, P, Q, &opts, case_seed));
+	}
+	if (forced) {
+		sgt_expect(spread_products > 0, "no product spread C's loads");
+		if (sgt_rank == 0)
+			printf("C's loads spread in %d of the products\n", spread_products);
 	}
 }
 

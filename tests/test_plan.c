@@ -209,15 +209,19 @@ static int check_c_spread(void)
 {
 	static const struct {
 		const char *row, *name;
-		int beta_zero, c_home, asked, want;
+		int beta_zero, c_home, asked, d, want; /* d: forced, 0: the row's */
 	} v[] = {
-		{ "d 4 GPUs n=32768", "4 GPUs, 4 chunks: on", 0, 0, 0, 1 },
-		{ "d 4 GPUs n=32768", "4 GPUs, off asked", 0, 0, 2, 0 },
-		{ "d 4 GPUs n=32768", "4 GPUs, beta = 0 (no C loaded)", 1, 0, 1, 0 },
-		{ "d 4 GPUs n=32768", "4 GPUs, C at home", 0, 1, 1, 0 },
-		{ "d 4 GPUs n=32768 d=8", "4 GPUs, one chunk", 0, 0, 1, 0 },
-		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped (regime b)", 0, 0, 0, 0 },
-		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped, on asked", 0, 0, 1, 1 },
+		{ "d 4 GPUs n=32768", "4 GPUs, 4 chunks: on", 0, 0, 0, 0, 1 },
+		{ "d 4 GPUs n=32768", "4 GPUs, off asked", 0, 0, 2, 0, 0 },
+		{ "d 4 GPUs n=32768", "4 GPUs, beta = 0 (no C loaded)", 1, 0, 1, 0, 0 },
+		{ "d 4 GPUs n=32768", "4 GPUs, C at home", 0, 1, 1, 0, 0 },
+		{ "d 4 GPUs n=32768 d=8", "4 GPUs, one chunk", 0, 0, 1, 0, 0 },
+		{ "d 2x2 ranks n=65536", "a GPU each on a 2 x 2 grid: on", 0, 0, 0, 0, 1 },
+		{ "d 1 GPU n=32768", "the job's one GPU, d = 2: off", 0, 0, 0, 2, 0 },
+		{ "d CPU 1x2 ranks n=4096", "CPU workers alone, d = 1: off", 0, 0, 0, 1, 0 },
+		{ "d CPU 1x2 ranks n=4096", "CPU workers alone, on asked", 0, 0, 1, 1, 1 },
+		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped (regime b)", 0, 0, 0, 0, 0 },
+		{ "d 1 GPU n=65536 16 GiB", "1 GPU capped, on asked", 0, 0, 1, 0, 1 },
 	};
 	int failures = 0;
 	for (size_t n = 0; n < sizeof(v) / sizeof(v[0]); n++) {
@@ -231,14 +235,20 @@ static int check_c_spread(void)
 		                            .cpu_workers = 1, .cpu_workers_max = 1 };
 		struct starpu_gemm_opts opts;
 		starpu_gemm_opts_init(&opts);
-		opts.d = r->d;
+		opts.d = v[n].d ? v[n].d : r->d;
 		opts.beta_zero = v[n].beta_zero;
 		opts.c_home = v[n].c_home;
 		opts.c_spread = v[n].asked;
 		struct starpu_gemm_plan plan;
 		char why[512] = "";
 		int ret = sg_plan_compute(&plan, &pb, &res, &opts, why, sizeof(why));
-		int ok = ret == 0 && plan.c_spread == v[n].want;
+		/* Its choices give the same plan back (what the one call's panels plan with). */
+		struct starpu_gemm_plan again;
+		struct starpu_gemm_opts chosen = opts;
+		sg_plan_choices(&plan, &chosen);
+		int ok = ret == 0 && plan.c_spread == v[n].want &&
+		         sg_plan_compute(&again, &pb, &res, &chosen, why, sizeof(why)) == 0 &&
+		         memcmp(&plan, &again, sizeof(plan)) == 0;
 		printf("%s C's loads spread, %s: ret %d c_spread %d (expected %d), Z = %d\n",
 		       ok ? "PASS" : "FAIL", v[n].name, ret, ret ? -1 : plan.c_spread, v[n].want,
 		       ret ? 0 : plan.Z);
@@ -429,7 +439,11 @@ static int check_layers(void)
 	         fabs(plan.partial_bytes / GiB - 6.0) < 1e-9 && sg_layers(&flat) == 1 &&
 	         fabs(flat.mpi_recv_bytes / GiB - 28.0) < 1e-9 && plan.d % 4 == 0 &&
 	         memcmp(&plan, &again, sizeof(plan)) == 0 &&
-	         sg_plan_conforms(&plan, &pb, 0, why, sizeof(why)) == 0;
+	         sg_plan_conforms(&plan, &pb, 0, why, sizeof(why)) == 0 && !plan.c_spread;
+	/* C's loads spread is not the layers': a layered plan that says so is refused. */
+	struct starpu_gemm_plan spread = plan;
+	spread.c_spread = 1;
+	ok = ok && sg_plan_conforms(&spread, &pb, 0, why, sizeof(why)) != 0;
 	printf("%s layers, 64 nodes n = 131072: %d layers of %dx%d ranks, MPI %.3f GiB per rank "
 	       "(partials %.3f) against 2D's %.3f; d=%d; its choices give it again\n",
 	       ok ? "PASS" : "FAIL", sg_layers(&plan), sg_layer_P(&plan), sg_layer_Q(&plan),
