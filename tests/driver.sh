@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The starpu_gemm driver with --check on CPU workers, on 1, 2 and 4 ranks: every precision,
 # transposes N/T/C, ragged and tiny shapes, grids 1x1, 1x2, 2x1, 2x2, 1D distributions, a
-# forced plan, the un-throttled baseline and C's loads spread. Each run must exit 0 and print one
-# "check: PASSED" line per timed iteration. Also: --help lists every option, --plan exits 0.
+# forced plan, the un-throttled baseline and C's loads spread. Each run must exit 0 and print
+# one "check: PASSED" line per timed iteration. Also: --help lists every option, --plan exits 0.
 set -eu
 : "${top_srcdir:?}" "${top_builddir:?}"
 driver="$top_builddir/drivers/starpu_gemm"
