@@ -483,8 +483,8 @@ static int run_product(const struct sg_precision *p, char ta, char tb, int64_t m
 		         r.copiers > 1 ? "s" : "", nodes);
 	if (verbose())
 		fprintf(stderr, "starpu_gemm: %cgemm %c%c m=%lld n=%lld k=%lld tile %d, %d CUDA "
-		        "worker(s), %s%s%s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, of "
-		        "it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
+		        "worker(s), %s%s%s%s%s%s: %.3f s (setup %.3f, of it pinning %.3f; product %.3f, "
+		        "of it waiting for staged tiles %.3f, %d C tiles sent back; after it, the rest "
 		        "back, unregister, unpin %.3f, of it unregistering, which waits for the tiles "
 		        "sent back %.3f)\n",
 		        p->letter, ta, tb, (long long)m, (long long)n, (long long)k, tile, ncuda,
