@@ -117,6 +117,12 @@ STARPU_NCUDA=$gpus STARPU_NCPU=1 STARPU_LIMIT_CUDA_MEM=512 \
   step "memory pressure, C at home: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
   "$run" 1 "$driver" -M 8192 -N 8192 -K 8192 -t 1024 --c-home --niter 2 --warmup 0 \
   --check --quiet
+# C's loads spread over the chunks, forced under the cap (regime b, where it is not
+# automatic): scratch tiles may be evicted to host memory and come back
+STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
+  step "memory pressure, C's loads spread: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
+  "$run" 1 "$driver" -M 8192 -N 8192 -K 8192 -t 1024 --c-spread on --niter 1 --warmup 0 \
+  --check --quiet
 # beta = 0: C's first update writes it without loading it (H2D: A and B only)
 STARPU_NCUDA=$gpus STARPU_NCPU=0 STARPU_LIMIT_CUDA_MEM=512 \
   step "memory pressure, beta = 0: dgemm n=8192 t=1024, STARPU_LIMIT_CUDA_MEM=512" \
