@@ -202,7 +202,12 @@ static struct starpu_codelet *const accumulate_codelets[] = {
 	[SG_F32] = &accumulate_codelet_s, [SG_F64] = &accumulate_codelet_d,
 	[SG_C32] = &accumulate_codelet_c, [SG_C64] = &accumulate_codelet_z };
 
-struct starpu_codelet *sg_accumulate_codelet(char prec)
+int sg_insert_accumulate(char prec, starpu_data_handle_t c, starpu_data_handle_t t, int where,
+                         int worker, int prio)
 {
-	return codelet_of_c(accumulate_codelets, prec);
+	int ret = starpu_task_insert(codelet_of_c(accumulate_codelets, prec), STARPU_RW, c,
+	                             STARPU_R, t, STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER,
+	                             worker, STARPU_EXECUTE_WHERE, (unsigned long long)where, 0);
+	starpu_data_invalidate_submit(t);
+	return ret < 0 ? ret : 0;
 }

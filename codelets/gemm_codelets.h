@@ -37,8 +37,13 @@ struct starpu_codelet *sg_gemm_overwrite_codelet(char prec);
  * precision prec (C's precision is what counts): codelets/add_codelets.c. NULL for an unknown
  * letter. */
 struct starpu_codelet *sg_add_codelet(char prec);
-/* C += T, C's type that of prec's C, on a GPU (cuBLAS geam) or a CPU worker: the layered
- * schedule's partial tiles added into C where it is (compute/partials.h). */
-struct starpu_codelet *sg_accumulate_codelet(char prec);
+/* Inserts C += T, C's type that of prec's C, on a GPU (cuBLAS geam) or a CPU worker: on
+ * worker (-1: where the scheduler puts it) of kind where (STARPU_CUDA; -1: any), at prio; then
+ * T's copies are dropped once the add has read them (its handle stays registered). The
+ * layered schedule's partial tiles added into C where it is (compute/partials.h), and C's
+ * loads spread: the scratch tile of a C tile's earlier updates (compute/c_home.h). 0 or the
+ * negative error of starpu_task_insert. */
+int sg_insert_accumulate(char prec, starpu_data_handle_t c, starpu_data_handle_t t, int where,
+                         int worker, int prio);
 
 #endif

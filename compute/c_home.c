@@ -76,10 +76,6 @@ int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int
 int sg_c_home_merge(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
                     int where, int worker, int prio)
 {
-	starpu_data_handle_t T = h->scratch[(size_t)j * h->Mt + i];
-	int ret = starpu_task_insert(sg_accumulate_codelet(prec), STARPU_RW, c_handle, STARPU_R, T,
-	                             STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker,
-	                             STARPU_EXECUTE_WHERE, (unsigned long long)where, 0);
-	starpu_data_invalidate_submit(T);
-	return ret < 0 ? ret : 0;
+	return sg_insert_accumulate(prec, c_handle, h->scratch[(size_t)j * h->Mt + i], where, worker,
+	                            prio);
 }

@@ -94,11 +94,10 @@ int sg_partials_add(struct sg_partials *p, starpu_data_handle_t c_tile, int i, i
 	starpu_data_handle_t h = *partial(p, i, j, l, m, n, elemsize);
 	int ret = starpu_mpi_irecv_detached_prio(h, from, p->tag_base + (int64_t)tile_index(p, i, j),
 	                                         prio, p->comm, NULL, NULL);
-	if (ret >= 0)
-		ret = starpu_task_insert(sg_accumulate_codelet(p->prec), STARPU_RW, c_tile, STARPU_R, h,
-		                         STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER, worker,
-		                         STARPU_EXECUTE_WHERE, (unsigned long long)where, 0);
 	/* Its copies' memory goes back once added; the handle stays until destroy. */
-	starpu_data_invalidate_submit(h);
-	return ret < 0 ? ret : 0;
+	if (ret < 0) {
+		starpu_data_invalidate_submit(h);
+		return ret;
+	}
+	return sg_insert_accumulate(p->prec, c_tile, h, where, worker, prio);
 }

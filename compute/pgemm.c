@@ -673,7 +673,8 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	 * uncalibrated model) would hold it thousands of times longer than a GPU
 	 * (bench/notes-gpu.md). */
 	g->gemm_where = g->plan.G > 0 ? (int)STARPU_CUDA : -1;
-	if (g->plan.c_home || g->plan.c_spread)
+	int scratch = g->plan.c_home || g->plan.c_spread; /* C's scratch tiles (compute/c_home.h) */
+	if (scratch)
 		g->home = sg_c_home_create(g->pb.Mt, g->pb.Nt, g->pb.local ? MPI_COMM_NULL : g->pb.comm,
 		                           g->pb.rank);
 	int layered = sg_layers(&g->plan) > 1;
@@ -692,7 +693,7 @@ int starpu_gemm_pgemm_submit(char transA, char transB, const void *alpha,
 	g->job.arg = g;
 	/* Collective: a rank that cannot walk must not leave the others waiting for its sends. */
 	ret = misfit ? -EINVAL
-	      : !g->window || ((g->plan.c_home || g->plan.c_spread) && !g->home) ||
+	      : !g->window || (scratch && !g->home) ||
 	        (layered && (!g->partials || !g->runner_seq)) || alloc_failed ? -ENOMEM : 0;
 	if (!ret)
 		ret = sg_submitter_start();
