@@ -84,12 +84,13 @@ class Results:
                                 if r.get("system") == way and r.get("memory") == "pinned"),
                                default=0) or None for way in ("h2d", "d2h")}
         # The rate one GPU's link gets while the node's G GPUs all copy at once (cublas_peak
-        # --link --gpus G's rows h2d-node, d2h-node), by G.
+        # --link --gpus G's rows h2d-node, d2h-node; both-node: each way's rate while all
+        # copy both ways at once), by G.
         self.node_links = {}
         for r in rows:
             system = r.get("system") or ""
             way = system[:-len("-node")]
-            if system.endswith("-node") and way in ("h2d", "d2h") and \
+            if system.endswith("-node") and way in ("h2d", "d2h", "both") and \
                     number(r.get("gbs")) and number(r.get("ncuda")):
                 rates = self.node_links.setdefault(int(number(r["ncuda"])), {})
                 rates[way] = max(rates.get(way, 0), number(r["gbs"]))
@@ -121,7 +122,8 @@ class Results:
         """A target's operand: a case; "a|b", the best of them; "bound:case", the case's
         ceiling: max(compute at the cuBLAS peak on its GPUs, host->GPU loads / link);
         "nodebound:case", the same with each link at the rate it gets while all of the
-        case's GPUs copy at once (None where that was not measured);
+        case's GPUs copy at once, and (where measured) both ways' bytes at the rate the
+        node gives them when all copy both ways at once (None where that was not measured);
         "peak:P", one GPU's cuBLAS ceiling in precision P (at this size, else the best size
         measured: a DGEMM of n = 65536 does not fit one GPU)."""
         if name.startswith("bound:"):
@@ -156,8 +158,12 @@ class Results:
         GPU->host writes back, and its predicted MPI bytes over the measured MPI rate (None:
         that rate or byte count was not measured). The byte counts are per rank; a rank's
         GPUs have a host link each (a rank sharing a GPU: still the one link). node: each
-        link at the rate it gets while all of the case's GPUs copy at once. None for a case
-        with no GPU, no ceiling, or cuBLAS itself (or, node, no such rate)."""
+        link at the rate it gets while all of the case's GPUs copy at once, and a term
+        "dma": both ways' bytes at twice the rate each way gets while all GPUs copy both
+        ways at once (row both-node): a node's GPUs share its host memory and root ports,
+        which carry less than the four links' sum (4 x H100: 155 GB/s both ways, against
+        4 x 55 each way alone). None for a case with no GPU, no ceiling, or cuBLAS itself
+        (or, node, no such rate)."""
         rows = self.rows.get((case, size))
         if not rows or rows[0].get("system") == "cublas_peak" or \
                 not number(rows[0].get("ncuda")):
@@ -185,13 +191,18 @@ class Results:
         rates = {"h2d": links["h2d"] and links["h2d"] * gpus,
                  "d2h": links["d2h"] and links["d2h"] * gpus,
                  "mpi": self.mpi_rate(int(ranks)) and self.mpi_rate(int(ranks)) * ranks}
+        moved = {}
         for way, column in (("h2d", "pred_load_bytes"), ("d2h", "pred_d2h_bytes"),
                             ("mpi", "pred_mpi_bytes")):
-            moved = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
+            values = [number(r.get(column)) for r in rows if number(r.get(column)) is not None]
+            moved[way] = statistics.median(values) if values else None
             rate = rates[way]
-            parts[way] = statistics.median(moved) / (rate * 1e9) if moved and rate else None
+            parts[way] = moved[way] / (rate * 1e9) if values and rate else None
+        parts["dma"] = None
+        if node and links.get("both") and moved["h2d"] is not None and moved["d2h"] is not None:
+            parts["dma"] = (moved["h2d"] + moved["d2h"]) / (2 * links["both"] * gpus * 1e9)
         parts["bound"] = max(x for x in (parts["compute"], parts["h2d"], parts["d2h"],
-                                         parts["mpi"]) if x)
+                                         parts["mpi"], parts["dma"]) if x)
         return parts
 
     def bound(self, case, size, node=False):
@@ -295,7 +306,8 @@ def rooflines(results, markdown, shown):
     for gpus in sorted(results.node_links):
         rates = results.node_links[gpus]
         links += "; each while %d GPUs copy at once: %s" % (gpus, ", ".join(
-            "%s %.2f GB/s" % (way, rates[way]) for way in ("h2d", "d2h") if rates.get(way)))
+            "%s %.2f GB/s" % (way if way != "both" else "each way of both at once", rates[way])
+            for way in ("h2d", "d2h", "both") if rates.get(way)))
     links += ", MPI %s" % (", ".join("%.2f GB/s per rank of %d" % (results.mpi_rates[r], r)
                                      for r in sorted(results.mpi_rates)) or "not measured")
     head = ["case", "n", "prec", "ceiling", "figure", "time s", "compute s", "h2d s", "d2h s",
