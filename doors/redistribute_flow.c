@@ -1,6 +1,8 @@
 /* The node's moves overlapped with the product: doors/redistribute_flow.h says what and why. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <starpu.h>
@@ -10,6 +12,7 @@
 #include "common/threads.h"
 #include "compute/problem.h"
 #include "compute/walk.h"
+#include "runtime/starpu_threads.h"
 
 /* Slices of a tile's columns that copiers take at once: a DGEMM tile of 4096 held by one
  * process is 128 MiB, which one thread copies in ~15 ms, and the first task waits for two. */
@@ -287,10 +290,29 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
 	drop_stale_copies(f);
 	/* Counters zeroed and stale copies gone on every rank before any copy. */
 	SG_MPI_FATAL(MPI_Barrier(comm));
+	/* The copiers run beside the product: on the rank's cores that no StarPU thread is bound
+	 * to (its CUDA worker's, StarPU-MPI's), as the one call's do (doors/stage.c). */
+	int cpus[CPU_SETSIZE];
+	int ncpus = sg_copier_cpus(cpus, CPU_SETSIZE);
+	cpu_set_t spare;
+	CPU_ZERO(&spare);
+	for (int c = 0; c < ncpus; c++)
+		CPU_SET(cpus[c], &spare);
+	if (ncpus > 0 && threads > ncpus)
+		threads = ncpus;
 	f->ids = malloc((size_t)(threads > 0 ? threads : 1) * sizeof(*f->ids));
-	for (int t = 0; f->ids && t < (threads > 0 ? threads : 1); t++)
-		if (pthread_create(&f->ids[f->nthreads], NULL, copier, f) == 0)
+	for (int t = 0; f->ids && t < (threads > 0 ? threads : 1); t++) {
+		pthread_attr_t attr;
+		int bound = ncpus > 0 && pthread_attr_init(&attr) == 0;
+		if (bound && pthread_attr_setaffinity_np(&attr, sizeof(spare), &spare) != 0) {
+			pthread_attr_destroy(&attr);
+			bound = 0;
+		}
+		if (pthread_create(&f->ids[f->nthreads], bound ? &attr : NULL, copier, f) == 0)
 			f->nthreads++;
+		if (bound)
+			pthread_attr_destroy(&attr);
+	}
 	/* Without threads the walk would wait for copies nobody makes: all in now, C back in
 	 * sg_redist_flow_finish. */
 	for (int n = 0; f->nthreads == 0 && n < f->nitems; n++) {

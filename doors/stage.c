@@ -13,7 +13,7 @@
 #include <starpu.h>
 #include <starpu_gemm.h>
 #include "runtime/env.h"
-#include "runtime/node_conf.h"
+#include "runtime/starpu_threads.h"
 #include "common/threads.h"
 #include "common/stream_copy.h"
 #include "compute/problem.h"
@@ -174,11 +174,18 @@ void sg_stage_pool_drain(void)
  * does not start more copiers than it has cores. */
 #define SG_STAGE_THREADS_PER_GPU 16
 
-static int cores_of_caller(void)
+/* The CPUs the copiers run on (runtime/starpu_threads.h, sg_copier_cpus): the caller's, less
+ * those StarPU's threads are bound to. Into *set; returns how many (the online count when the
+ * affinity is unknown, *set then empty). */
+static int copier_cpus(cpu_set_t *set)
 {
-	int mine = sg_caller_cpus();
+	int cpus[CPU_SETSIZE];
+	int n = sg_copier_cpus(cpus, CPU_SETSIZE);
+	CPU_ZERO(set);
+	for (int c = 0; c < n; c++)
+		CPU_SET(cpus[c], set);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	return mine > 0 ? mine : online > 0 ? (int)online : 1;
+	return n > 0 ? n : online > 0 ? (int)online : 1;
 }
 
 int sg_stage_threads(void)
@@ -188,17 +195,18 @@ int sg_stage_threads(void)
 		return (int)setting;
 	int gpus = (int)starpu_memory_nodes_get_count_by_kind(STARPU_CUDA_RAM);
 	int most = SG_STAGE_THREADS_PER_GPU * (gpus > 1 ? gpus : 1);
-	int cores = cores_of_caller();
+	cpu_set_t set;
+	int cores = copier_cpus(&set);
 	return cores < most ? cores : most;
 }
 
 /* --- where the copiers run -------------------------------------------------------------------- */
 
-/* On a node of several NUMA nodes the copiers are dealt round-robin over them, each bound to
- * its node's cores (those the calling thread may use), so that every node's cores and memory
- * controllers copy, whatever the scheduler does. The simple version: a tile is not copied by
- * a thread near the GPU that reads it, nor near its memory (bench/notes-arrays.md, "Four
- * GPUs"). One NUMA node, or the caller's cores on one: the threads are not bound. */
+/* The copiers run on the caller's cores that no StarPU thread is bound to (copier_cpus). On a
+ * node of several NUMA nodes they are dealt round-robin over them, each bound to its node's
+ * share of those cores, so that every node's cores and memory controllers copy, whatever the
+ * scheduler does. The simple version: a tile is not copied by a thread near the GPU that
+ * reads it, nor near its memory (bench/notes-arrays.md, "Four GPUs"). */
 static struct {
 	pthread_once_t once;
 	int count;               /* NUMA nodes with CPUs */
@@ -225,23 +233,32 @@ static void numa_find(void)
 	hwloc_topology_destroy(topology);
 }
 
-/* The CPUs of each NUMA node that the calling thread may use, for the nodes that have some;
- * returns how many nodes (0 when there is nothing to spread over), *cpus to free. */
-static int copier_nodes(cpu_set_t **cpus)
+/* The CPUs each copier is bound to, groups dealt round-robin: one per NUMA node that holds
+ * some of the copiers' CPUs (copier_cpus) where there are several, else one, all of them.
+ * Returns how many groups (0 where the CPUs are unknown: the copiers then run unbound), *groups
+ * to free, and in *numa_nodes the NUMA nodes dealt over (0 for one group). */
+static int copier_groups(cpu_set_t **groups, int *numa_nodes)
 {
-	*cpus = NULL;
+	*groups = NULL;
+	*numa_nodes = 0;
+	cpu_set_t spare;
+	copier_cpus(&spare);
 	pthread_once(&numa.once, numa_find);
-	cpu_set_t mine;
-	if (numa.count < 2 || sched_getaffinity(0, sizeof(mine), &mine) != 0 ||
-	    !(*cpus = calloc((size_t)numa.count, sizeof(**cpus))))
+	int most = numa.count > 1 ? numa.count : 1;
+	if (CPU_COUNT(&spare) == 0 || !(*groups = calloc((size_t)most, sizeof(**groups))))
 		return 0;
 	int count = 0;
-	for (int n = 0; n < numa.count; n++) {
-		CPU_AND(&(*cpus)[count], &numa.cpus[n], &mine);
-		if (CPU_COUNT(&(*cpus)[count]) > 0)
+	for (int n = 0; numa.count > 1 && n < numa.count; n++) {
+		CPU_AND(&(*groups)[count], &numa.cpus[n], &spare);
+		if (CPU_COUNT(&(*groups)[count]) > 0)
 			count++;
 	}
-	return count > 1 ? count : 0;
+	if (count > 1) {
+		*numa_nodes = count;
+		return count;
+	}
+	(*groups)[0] = spare;
+	return 1;
 }
 
 /* --- operands ---------------------------------------------------------------------------------- */
@@ -535,18 +552,18 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	st->slices = sg_max(1, sg_min(threads / 4, SG_STAGE_MAX_SLICES));
 	st->next_slice = 0;
 	cpu_set_t *near;
-	st->numa_nodes = copier_nodes(&near);
+	int groups = copier_groups(&near, &st->numa_nodes);
 	st->ids = malloc(sizeof(*st->ids) * (size_t)threads);
 	for (st->nthreads = 0; st->ids && st->nthreads < threads; st->nthreads++) {
 		pthread_attr_t attr;
 		if (pthread_attr_init(&attr) != 0)
 			break;
-		if (st->numa_nodes)
+		if (groups)
 			pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
-			                            &near[st->nthreads % st->numa_nodes]);
+			                            &near[st->nthreads % groups]);
 		int started = pthread_create(&st->ids[st->nthreads], &attr, copier, st) == 0;
 		pthread_attr_destroy(&attr);
-		if (!started && st->numa_nodes) /* a binding refused: where the caller's threads are */
+		if (!started && groups) /* a binding refused: where the caller's threads are */
 			started = pthread_create(&st->ids[st->nthreads], NULL, copier, st) == 0;
 		if (!started)
 			break;

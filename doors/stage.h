@@ -46,7 +46,7 @@ struct sg_stager {
 	int norder, next, done, stop, nthreads;
 	int slices, next_slice;  /* copiers take slices of a tile's columns: order[next]'s next */
 	pthread_t *ids;          /* threads of them */
-	int numa_nodes;          /* NUMA nodes they are dealt over (0: not bound) */
+	int numa_nodes;          /* NUMA nodes they are dealt over (0: one) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	double waited;           /* the walk's wait for tiles */
@@ -65,8 +65,8 @@ struct sg_stager {
 };
 
 /* How many threads copy a product's tiles (and fill the pool): STARPU_GEMM_STAGE_THREADS, else
- * the cores the calling thread may run on, at most 16 per GPU of this process (16 without
- * GPUs). While StarPU runs. */
+ * the cores the calling thread may run on that no StarPU thread is bound to, at most 16 per
+ * GPU of this process (16 without GPUs). While StarPU runs. */
 int sg_stage_threads(void);
 /* Describe one operand (stage: 0 to use it in place). */
 void sg_stage_array_init(struct sg_stage_array *a, char *base, int64_t rows, int64_t cols,

@@ -12,6 +12,7 @@
 #include <starpu_config.h>
 #include "runtime/env.h"
 #include "runtime/node_conf.h"
+#include "runtime/starpu_threads.h"
 #include "runtime/comm.h"
 #include "common/errors.h"
 #include "common/square_grid.h"
@@ -52,21 +53,11 @@ static int gpus_used(void)
 static unsigned share_pu[CPU_SETSIZE];
 static int share_os[CPU_SETSIZE], share_count;
 
-/* Whether StarPU bound one of its threads to PU pu: a worker (StarPU decides which core each
- * kind takes: CUDA workers first, on their GPU's NUMA node where it can) or StarPU-MPI's. */
-static int starpu_thread_on(unsigned pu)
-{
-	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
-		if (starpu_worker_get_bindid((int)w) == (int)pu)
-			return 1;
-	return starpu_mpi_get_thread_cpuid() == (int)pu;
-}
-
 int sg_helper_cpus(int *cpus, int max)
 {
 	int n = 0;
 	for (int c = 0; c < share_count && n < max && n < SG_ADD_HELPERS; c++)
-		if (!starpu_thread_on(share_pu[c]))
+		if (!sg_starpu_thread_on(share_pu[c]))
 			cpus[n++] = share_os[c];
 	return n;
 }

@@ -48,8 +48,10 @@ panels=$(grep -c 'C in panels' <<< "$out" || true)
 echo "PASS $panels products ran in panels of C with a $pool_mb MiB staging pool"
 # How many threads copy staged tiles (doors/stage.c, sg_stage_threads), from the verbose
 # lines: STARPU_GEMM_STAGE_THREADS when set; else the cores the calling thread may run on (its
-# affinity, as nproc counts them), at most 16 per GPU, 16 without: one core under taskset. On
-# several NUMA nodes (here a synthetic topology of two, one core each) they are dealt over them.
+# affinity, as nproc counts them) less those StarPU binds a thread to (none here but where
+# STARPU_WORKERS_NOBIND=0: then its one CPU worker's), at most 16 per GPU, 16 without: one core
+# under taskset (with a bound worker there, nothing left: the caller's). On several NUMA
+# nodes (here a synthetic topology of two, one core each) they are dealt over them.
 copiers() { # COMMAND PREFIX...: what the products' lines say of their copiers, each once
   "$@" env STARPU_GEMM_PIN=stage STARPU_GEMM_VERBOSE=1 SEED=1 STARPU_GEMM_TILE=16 \
     STARPU_NCPU=1 timeout -k 10 "${SG_TEST_TIMEOUT:-600}" "$prog" 2 2>&1 |
@@ -66,6 +68,9 @@ if [ "${STARPU_NCUDA:-0}" = 0 ]; then
   n=$(nproc); n=$((n < 16 ? n : 16))
   check_copiers "default without GPUs, $(nproc) core(s)" \
     "$n copier thread$([ "$n" -gt 1 ] && echo s)" env
+  n=$(( $(nproc) > 1 ? $(nproc) - 1 : 1 )); n=$((n < 16 ? n : 16))
+  check_copiers "default, StarPU's CPU worker bound to a core" \
+    "$n copier thread$([ "$n" -gt 1 ] && echo s)" env STARPU_WORKERS_NOBIND=0
 fi
 if command -v taskset > /dev/null; then
   first=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')

@@ -1,0 +1,19 @@
+/* The cores StarPU's own threads hold (its workers', StarPU-MPI's), and those it leaves: one
+ * place for the library (runtime/node_conf.c: the helpers of C's adds at home) and for the
+ * doors' copying threads (doors/stage.c, doors/redistribute_flow.c), which the ScaLAPACK
+ * drop-in compiles in. */
+#ifndef SG_STARPU_THREADS_H
+#define SG_STARPU_THREADS_H
+
+/* Whether StarPU bound one of its threads to PU pu (logical, as StarPU numbers them). */
+int sg_starpu_thread_on(unsigned pu);
+
+/* Up to max CPUs (OS numbers) of the calling thread's affinity that no StarPU thread is bound
+ * to, into cpus: where the doors' copying threads run while the product does, so that none
+ * shares a core with a thread that feeds a GPU (with 64 copiers over all 64 cores of a
+ * 4 x H100 node, each GPU's worker shared its core with a copier busy for the whole product).
+ * Where that leaves none (or StarPU is not running), the caller's whole affinity. Returns how
+ * many (0 when the affinity is unknown). */
+int sg_copier_cpus(int *cpus, int max);
+
+#endif
