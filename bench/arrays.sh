@@ -32,6 +32,7 @@ NITER=${NITER:-2} STEP_TIMEOUT=${STEP_TIMEOUT:-300}
 # shellcheck source=bench/lib.sh disable=SC2034  # cmd: the command kit_case runs
 . "$(dirname "$0")/lib.sh"
 gpus=${GPUS:-$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)}
+[ "${gpus:-0}" -gt 0 ] 2> /dev/null || gpus= # none seen (a --report elsewhere): "?" GPU(s)
 if [ -n "${GPUS:-}" ]; then
   export STARPU_NCUDA=$GPUS
   mpi_env+=(-x STARPU_NCUDA)
