@@ -316,7 +316,7 @@ struct report {
 	double waited, pinning, product_end, unregister;
 	int sent_back, copiers;   /* copiers: the most copier threads a panel started */
 	int added_back;           /* beta*C added as C went back (beta_on_the_way_back) */
-	int numa_nodes;           /* NUMA nodes they were dealt over (0: not bound) */
+	int numa_nodes;           /* NUMA nodes they were dealt over (0: one) */
 	const char *mode;
 };
 

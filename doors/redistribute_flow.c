@@ -12,6 +12,7 @@
 #include "common/threads.h"
 #include "compute/problem.h"
 #include "compute/walk.h"
+#include "runtime/env.h"
 #include "runtime/starpu_threads.h"
 
 /* Slices of a tile's columns that copiers take at once: a DGEMM tile of 4096 held by one
@@ -291,14 +292,17 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
 	/* Counters zeroed and stale copies gone on every rank before any copy. */
 	SG_MPI_FATAL(MPI_Barrier(comm));
 	/* The copiers run beside the product: on the rank's cores that no StarPU thread is bound
-	 * to (its CUDA worker's, StarPU-MPI's), as the one call's do (doors/stage.c). */
+	 * to (its workers', StarPU-MPI's), as the one call's do (doors/stage.c), as many as those
+	 * cores unless STARPU_GEMM_SCALAPACK_THREADS says how many. 4 x H200, 4 ranks x 1 GPU, n =
+	 * 49152: 0.823 x the driver's 1 x 4 with 16 copiers on a rank's 16 cores, 0.906 with 13
+	 * beside its 3 StarPU threads (bench/notes-arrays.md). */
 	int cpus[CPU_SETSIZE];
 	int ncpus = sg_copier_cpus(cpus, CPU_SETSIZE);
 	cpu_set_t spare;
 	CPU_ZERO(&spare);
 	for (int c = 0; c < ncpus; c++)
 		CPU_SET(cpus[c], &spare);
-	if (ncpus > 0 && threads > ncpus)
+	if (ncpus > 0 && threads > ncpus && !sg_env_is_set(SG_ENV_GEMM_SCALAPACK_THREADS))
 		threads = ncpus;
 	f->ids = malloc((size_t)(threads > 0 ? threads : 1) * sizeof(*f->ids));
 	for (int t = 0; f->ids && t < (threads > 0 ? threads : 1); t++) {
@@ -308,10 +312,12 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
 			pthread_attr_destroy(&attr);
 			bound = 0;
 		}
-		if (pthread_create(&f->ids[f->nthreads], bound ? &attr : NULL, copier, f) == 0)
-			f->nthreads++;
+		int started = pthread_create(&f->ids[f->nthreads], bound ? &attr : NULL, copier, f) == 0;
 		if (bound)
 			pthread_attr_destroy(&attr);
+		if (!started && bound) /* a binding refused: where the caller's threads are */
+			started = pthread_create(&f->ids[f->nthreads], NULL, copier, f) == 0;
+		f->nthreads += started;
 	}
 	/* Without threads the walk would wait for copies nobody makes: all in now, C back in
 	 * sg_redist_flow_finish. */
@@ -354,6 +360,11 @@ void sg_redist_flow_before_task(void *flow, int i, int j, int k)
 		while (!ready(f, x, task_tile(f, x, i, j, k)))
 			pause_for(20);
 	f->waited += sg_now() - t0;
+}
+
+int sg_redist_flow_copiers(const struct sg_redist_flow *f)
+{
+	return f->nthreads;
 }
 
 double sg_redist_flow_finish(struct sg_redist_flow *f, int done)

@@ -34,6 +34,8 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
                                             const struct starpu_gemm_plan *plan, int threads);
 /* starpu_gemm_opts.before_task over the flow. */
 void sg_redist_flow_before_task(void *flow, int i, int j, int k);
+/* How many copying threads run this rank's moves (on the cores StarPU's threads leave). */
+int sg_redist_flow_copiers(const struct sg_redist_flow *f);
 /* Collective: after the product (done: it ran on this rank; C goes back where it ran on
  * every rank), the rest of C back into the local arrays, the threads joined, the window
  * freed. Before StarPU's workers are paused: the acquires of C's tiles need them. The seconds

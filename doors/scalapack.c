@@ -174,6 +174,7 @@ struct timings {
 	int overlapped; /* ... beside the product (doors/redistribute_flow.h): in is then the
 	                 * planning and the copies' start, out the rest of C's copies after it */
 	double waited;  /* overlapped: how long rank 0's walk waited for its tasks' tiles */
+	int copiers;    /* overlapped: rank 0's copying threads */
 };
 
 /* The product with the moves beside it: the tiles are filled as the walk goes, C's go back
@@ -208,10 +209,12 @@ static int multiply_overlapped(const struct sg_pgemm_args *g, struct operands *o
 	if (!*ret)
 		*ret = starpu_gemm_wait(req, NULL);
 	double t2 = MPI_Wtime();
+	int copiers = sg_redist_flow_copiers(f);
 	double waited = sg_redist_flow_finish(f, *ret == 0);
 	starpu_pause();
 	*t = (struct timings){ .in = t1 - t0, .compute = t2 - t1, .out = MPI_Wtime() - t2,
-	                       .waited = waited, .on_node = 1, .overlapped = 1 };
+	                       .waited = waited, .on_node = 1, .overlapped = 1,
+	                       .copiers = copiers };
 	return 1;
 }
 
@@ -374,7 +377,7 @@ static int door(const struct sg_pgemm_args *g, const char *symbol)
 		        "beside it %.6f s (its walk waited %.6f s for tiles), C's last copies %.6f s "
 		        "(the node's shared memory, no MPI)\n", symbol, (long long)g->m,
 		        (long long)g->n, (long long)g->k, g->transA, g->transB, g->nprow, g->npcol,
-		        tile, sg_scalapack_threads(), ret ? " (failed, handed to ScaLAPACK)" : "",
+		        tile, t.copiers, ret ? " (failed, handed to ScaLAPACK)" : "",
 		        t.in, t.compute, t.waited, t.out);
 	else if (rank == 0 && sg_scalapack_verbose())
 		fprintf(stderr, "starpu_gemm_scalapack: %s M=%lld N=%lld K=%lld op=%c%c grid=%dx%d "

@@ -170,8 +170,8 @@ void sg_stage_pool_drain(void)
  * (55 GB/s with 8, 65 with 16) and 16 ran the n = 32768 DGEMM 5% faster than 8, but 4 GPUs eat
  * host data 4 times as fast and on the 64-core 4 x H200 node 16 threads copy only ~33 GB/s:
  * the door reached 0.757 x the driver there (bench/notes-arrays.md, "Four GPUs"). The cores
- * are the calling thread's (sched_getaffinity, not the node's): a rank bound to a few cores
- * does not start more copiers than it has cores. */
+ * are the calling thread's (sched_getaffinity, not the node's) less those of StarPU's threads
+ * (copier_cpus): a rank bound to a few cores does not start more copiers than it has cores. */
 #define SG_STAGE_THREADS_PER_GPU 16
 
 /* The CPUs the copiers run on (runtime/starpu_threads.h, sg_copier_cpus): the caller's, less
@@ -203,8 +203,8 @@ int sg_stage_threads(void)
 /* --- where the copiers run -------------------------------------------------------------------- */
 
 /* The copiers run on the caller's cores that no StarPU thread is bound to (copier_cpus). On a
- * node of several NUMA nodes they are dealt round-robin over them, each bound to its node's
- * share of those cores, so that every node's cores and memory controllers copy, whatever the
+ * node of several NUMA nodes they are dealt over them in proportion to those cores, each bound
+ * to its node's share, so that every node's cores and memory controllers copy, whatever the
  * scheduler does. The simple version: a tile is not copied by a thread near the GPU that
  * reads it, nor near its memory (bench/notes-arrays.md, "Four GPUs"). */
 static struct {
@@ -259,6 +259,22 @@ static int copier_groups(cpu_set_t **groups, int *numa_nodes)
 	}
 	(*groups)[0] = spare;
 	return 1;
+}
+
+/* The group of copier t of threads: each group takes a share of the copiers in proportion to
+ * its CPUs (a NUMA node whose cores StarPU's threads mostly hold gets few). */
+static int group_of(const cpu_set_t *groups, int ngroups, int t, int threads)
+{
+	int total = 0;
+	for (int g = 0; g < ngroups; g++)
+		total += CPU_COUNT(&groups[g]);
+	long at = (long)t * total / (threads > 0 ? threads : 1), seen = 0;
+	for (int g = 0; g < ngroups; g++) {
+		seen += CPU_COUNT(&groups[g]);
+		if (at < seen)
+			return g;
+	}
+	return ngroups - 1;
 }
 
 /* --- operands ---------------------------------------------------------------------------------- */
@@ -560,7 +576,7 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 			break;
 		if (groups)
 			pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
-			                            &near[st->nthreads % groups]);
+			                            &near[group_of(near, groups, st->nthreads, threads)]);
 		int started = pthread_create(&st->ids[st->nthreads], &attr, copier, st) == 0;
 		pthread_attr_destroy(&attr);
 		if (!started && groups) /* a binding refused: where the caller's threads are */

@@ -1,6 +1,7 @@
 /* The cores StarPU's threads hold: runtime/starpu_threads.h says what and why. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <hwloc.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "runtime/env.h"
@@ -9,22 +10,47 @@
 /* The PU (logical, as StarPU numbers them) StarPU bound its thread i to: a worker's for i below
  * the workers' count (StarPU decides which core each kind takes: CUDA workers first, on their
  * GPU's NUMA node where it can), StarPU-MPI's for i equal to it; -1 where that thread floats
- * (STARPU_WORKERS_NOBIND, STARPU_MPI_NOBIND). */
-static int starpu_bound_pu(int i)
+ * (workers_float: STARPU_WORKERS_NOBIND; mpi_floats: STARPU_MPI_NOBIND). */
+static int starpu_bound_pu(int i, int workers, int workers_float, int mpi_floats)
 {
-	int workers = (int)starpu_worker_get_count();
 	if (i < workers)
-		return sg_env_int(SG_ENV_WORKERS_NOBIND) ? -1 : starpu_worker_get_bindid(i);
-	return sg_env_int(SG_ENV_MPI_NOBIND) ? -1 : starpu_mpi_get_thread_cpuid();
+		return workers_float ? -1 : starpu_worker_get_bindid(i);
+	return mpi_floats ? -1 : starpu_mpi_get_thread_cpuid();
 }
 
 int sg_starpu_thread_on(unsigned pu)
 {
-	for (int i = 0; i <= (int)starpu_worker_get_count(); i++)
-		if (starpu_bound_pu(i) == (int)pu)
+	int workers = (int)starpu_worker_get_count();
+	int workers_float = sg_env_int(SG_ENV_WORKERS_NOBIND) != 0;
+	int mpi_floats = sg_env_int(SG_ENV_MPI_NOBIND) != 0;
+	for (int i = 0; i <= workers; i++)
+		if (starpu_bound_pu(i, workers, workers_float, mpi_floats) == (int)pu)
 			return 1;
 	return 0;
 }
+
+#ifndef STARPU_SIMGRID /* simulated workers bind nothing */
+/* Takes the whole core of logical PU pu out of set (its hyperthreads share the core's units
+ * with the StarPU thread bound there), or the PU alone where the topology does not say. */
+static void clear_core(cpu_set_t *set, int pu)
+{
+	hwloc_topology_t topology = starpu_get_hwloc_topology();
+	hwloc_obj_t obj = topology ? hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, (unsigned)pu)
+	                           : NULL;
+	hwloc_obj_t core = obj ? hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, obj) : NULL;
+	if (core && core->cpuset) {
+		unsigned os;
+		hwloc_bitmap_foreach_begin(os, core->cpuset)
+			if (os < CPU_SETSIZE)
+				CPU_CLR(os, set);
+		hwloc_bitmap_foreach_end();
+		return;
+	}
+	int os = starpu_get_pu_os_index((unsigned)pu);
+	if (os >= 0 && os < CPU_SETSIZE)
+		CPU_CLR(os, set);
+}
+#endif
 
 int sg_copier_cpus(int *cpus, int max)
 {
@@ -32,16 +58,22 @@ int sg_copier_cpus(int *cpus, int max)
 	if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
 		return 0;
 	spare = mine;
+#ifndef STARPU_SIMGRID
 	if (starpu_is_initialized()) {
-		for (int i = 0; i <= (int)starpu_worker_get_count(); i++) {
-			int pu = starpu_bound_pu(i);
-			int os = pu >= 0 ? starpu_get_pu_os_index((unsigned)pu) : -1;
-			if (os >= 0 && os < CPU_SETSIZE)
-				CPU_CLR(os, &spare);
+		int workers = (int)starpu_worker_get_count();
+		int workers_float = sg_env_int(SG_ENV_WORKERS_NOBIND) != 0;
+		int mpi_floats = sg_env_int(SG_ENV_MPI_NOBIND) != 0;
+		for (int i = 0; i <= workers; i++) {
+			int pu = starpu_bound_pu(i, workers, workers_float, mpi_floats);
+			if (pu >= 0)
+				clear_core(&spare, pu);
 		}
-		if (CPU_COUNT(&spare) == 0)
+		/* StarPU's threads on half of the caller's cores or more (4 GPUs on 7 cores): the
+		 * copiers would be too few to feed them, so they share all of the cores as before. */
+		if (2 * CPU_COUNT(&spare) < CPU_COUNT(&mine))
 			spare = mine;
 	}
+#endif
 	int n = 0;
 	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
 		if (CPU_ISSET(c, &spare))

@@ -48,7 +48,7 @@ for line in \
   "2x2-own-node  65536     d   51.000   88.000   6.398      2.760  1.000  0.086  3.000    3.000  187.6  0.469" \
   "2x2 own node / its roofline with MPI at n=65536: 0.469 (88.000 / 187.650 TFLOP/s), target >= 0.90: MISSED" \
   "    bf16-1x4  65536     b  710.000  800.000   0.704      0.198  0.600  0.086  0.000    0.600  938.2  0.853" \
-  "bf16 1x4 / its roofline with the links' rate while all four copy at n=65536: 1.625 (800.000 / 492.448 TFLOP/s), no target" \
+  "bf16 1x4 / its roofline at the node's copy rates (all four GPUs copying: each way and both ways) at n=65536: 1.625 (800.000 / 492.448 TFLOP/s), no target" \
   "each while 4 GPUs copy at once: h2d 30.00 GB/s, d2h 40.00 GB/s, each way of both at once 15.00 GB/s" \
   "MPI 25.00 GB/s per rank of 2, 20.50 GB/s per rank of 4"; do
   grep -qF -- "$line" <<< "$node" || fail "kit node: no '$line'"
