@@ -1,7 +1,6 @@
 /* The cores StarPU's threads hold: runtime/starpu_threads.h says what and why. */
 #define _GNU_SOURCE
 #include <sched.h>
-#include <hwloc.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include "runtime/env.h"
@@ -30,22 +29,11 @@ int sg_starpu_thread_on(unsigned pu)
 }
 
 #ifndef STARPU_SIMGRID /* simulated workers bind nothing */
-/* Takes the whole core of logical PU pu out of set (its hyperthreads share the core's units
- * with the StarPU thread bound there), or the PU alone where the topology does not say. */
-static void clear_core(cpu_set_t *set, int pu)
+/* Takes logical PU pu out of set. Its hyperthreads, where the core has several, stay: a copier
+ * there shares the core's units, not the thread's time (not measured: the node of the
+ * measurements did not say whether it has any). */
+static void clear_pu(cpu_set_t *set, int pu)
 {
-	hwloc_topology_t topology = starpu_get_hwloc_topology();
-	hwloc_obj_t obj = topology ? hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, (unsigned)pu)
-	                           : NULL;
-	hwloc_obj_t core = obj ? hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, obj) : NULL;
-	if (core && core->cpuset) {
-		unsigned os;
-		hwloc_bitmap_foreach_begin(os, core->cpuset)
-			if (os < CPU_SETSIZE)
-				CPU_CLR(os, set);
-		hwloc_bitmap_foreach_end();
-		return;
-	}
 	int os = starpu_get_pu_os_index((unsigned)pu);
 	if (os >= 0 && os < CPU_SETSIZE)
 		CPU_CLR(os, set);
@@ -66,7 +54,7 @@ int sg_copier_cpus(int *cpus, int max)
 		for (int i = 0; i <= workers; i++) {
 			int pu = starpu_bound_pu(i, workers, workers_float, mpi_floats);
 			if (pu >= 0)
-				clear_core(&spare, pu);
+				clear_pu(&spare, pu);
 		}
 		/* StarPU's threads on half of the caller's cores or more (4 GPUs on 7 cores): the
 		 * copiers would be too few to feed them, so they share all of the cores as before. */
