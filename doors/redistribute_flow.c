@@ -296,12 +296,8 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
 	 * cores unless STARPU_GEMM_SCALAPACK_THREADS says how many. 4 x H200, 4 ranks x 1 GPU, n =
 	 * 49152: 0.823 x the driver's 1 x 4 with 16 copiers on a rank's 16 cores, 0.906 with 13
 	 * beside its 3 StarPU threads (bench/notes-arrays.md). */
-	int cpus[CPU_SETSIZE];
-	int ncpus = sg_copier_cpus(cpus, CPU_SETSIZE);
 	cpu_set_t spare;
-	CPU_ZERO(&spare);
-	for (int c = 0; c < ncpus; c++)
-		CPU_SET(cpus[c], &spare);
+	int ncpus = sg_copier_cpus(&spare);
 	if (ncpus > 0 && threads > ncpus && !sg_env_is_set(SG_ENV_GEMM_SCALAPACK_THREADS))
 		threads = ncpus;
 	f->ids = malloc((size_t)(threads > 0 ? threads : 1) * sizeof(*f->ids));

@@ -179,11 +179,7 @@ void sg_stage_pool_drain(void)
  * affinity is unknown, *set then empty). */
 static int copier_cpus(cpu_set_t *set)
 {
-	int cpus[CPU_SETSIZE];
-	int n = sg_copier_cpus(cpus, CPU_SETSIZE);
-	CPU_ZERO(set);
-	for (int c = 0; c < n; c++)
-		CPU_SET(cpus[c], set);
+	int n = sg_copier_cpus(set);
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? n : online > 0 ? (int)online : 1;
 }

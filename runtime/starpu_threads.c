@@ -40,12 +40,13 @@ static void clear_pu(cpu_set_t *set, int pu)
 }
 #endif
 
-int sg_copier_cpus(int *cpus, int max)
+int sg_copier_cpus(cpu_set_t *set)
 {
-	cpu_set_t mine, spare;
+	cpu_set_t mine;
+	CPU_ZERO(set);
 	if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
 		return 0;
-	spare = mine;
+	*set = mine;
 #ifndef STARPU_SIMGRID
 	if (starpu_is_initialized()) {
 		int workers = (int)starpu_worker_get_count();
@@ -54,17 +55,13 @@ int sg_copier_cpus(int *cpus, int max)
 		for (int i = 0; i <= workers; i++) {
 			int pu = starpu_bound_pu(i, workers, workers_float, mpi_floats);
 			if (pu >= 0)
-				clear_pu(&spare, pu);
+				clear_pu(set, pu);
 		}
 		/* StarPU's threads on half of the caller's cores or more (4 GPUs on 7 cores): the
 		 * copiers would be too few to feed them, so they share all of the cores as before. */
-		if (2 * CPU_COUNT(&spare) < CPU_COUNT(&mine))
-			spare = mine;
+		if (2 * CPU_COUNT(set) < CPU_COUNT(&mine))
+			*set = mine;
 	}
 #endif
-	int n = 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &spare))
-			cpus[n++] = c;
-	return n;
+	return CPU_COUNT(set);
 }

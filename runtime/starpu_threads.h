@@ -5,17 +5,19 @@
 #ifndef SG_STARPU_THREADS_H
 #define SG_STARPU_THREADS_H
 
+#include <sched.h>
+
 /* Whether StarPU bound one of its threads to PU pu (logical, as StarPU numbers them). */
 int sg_starpu_thread_on(unsigned pu);
 
-/* Up to max CPUs (OS numbers) of the calling thread's affinity that no StarPU thread is bound
- * to, into cpus: where the doors' copying threads run while the product does, so that none
- * shares its CPU with a thread that feeds a GPU (with 64 copiers over all 64 cores of a
- * 4 x H200 node, each GPU's worker shared its core with a copier busy for the whole product:
- * the one call ran at 0.860 x the driver, 0.908 with the copiers off those cores;
- * bench/notes-arrays.md). Where that leaves less than half of the caller's CPUs, under
- * simulation, or when StarPU is not running: the caller's whole affinity. Returns how many (0
- * when the affinity is unknown). */
-int sg_copier_cpus(int *cpus, int max);
+/* The CPUs of the calling thread's affinity that no StarPU thread is bound to, into *set:
+ * where the doors' copying threads run while the product does, so that none shares its CPU
+ * with a thread that feeds a GPU (with 64 copiers over all 64 cores of a 4 x H200 node, each
+ * GPU's worker shared its core with a copier busy for the whole product: the one call ran at
+ * 0.860 x the driver, 0.908 with the copiers off those cores; bench/notes-arrays.md). Where
+ * that leaves less than half of the caller's CPUs, under simulation, or when StarPU is not
+ * running: the caller's whole affinity. Returns how many (0, *set empty, when the affinity is
+ * unknown). Its callers define _GNU_SOURCE (cpu_set_t). */
+int sg_copier_cpus(cpu_set_t *set);
 
 #endif
