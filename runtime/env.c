@@ -129,7 +129,8 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	                           "allowed)", NULL },
 	OUR_INT(SG_ENV_GEMM_STAGE_THREADS, "STARPU_GEMM_STAGE_THREADS", 1, 1024,
 	        "a number of threads", "0", "the cores the calling thread may run on "
-	        "(its affinity), at most 16 per GPU of the process (16 without GPUs)",
+	        "(its affinity) less those StarPU binds its threads to (unless that leaves less "
+	        "than half), at most 16 per GPU of the process (16 without GPUs)",
 	        "threads copying staged tiles and filling the staging pool"),
 	OUR_INT(SG_ENV_GEMM_STAGE_C, "STARPU_GEMM_STAGE_C", 0, 1, SWITCH, "0", "0",
 	        "1: the doors move C in for the product to update (beta != 0): starpu_gemm_gemm "
@@ -167,7 +168,8 @@ static const struct env_rule rules[SG_ENV_COUNT] = {
 	         "a tile size", "0", "the library's default tile (0; above 2^20 too)",
 	         "p?gemm_'s tile", "starpu_gemm_scalapack"),
 	DOOR_INT(SG_ENV_GEMM_SCALAPACK_THREADS, "STARPU_GEMM_SCALAPACK_THREADS", 0, LLONG_MAX,
-	         "a number of threads", "0", "the cores the rank is bound to, at most 16",
+	         "a number of threads", "0", "the cores the rank is bound to, at most 16; "
+	         "beside the product, at most the cores StarPU's threads leave",
 	         "threads per rank redistributing p?gemm_'s operands (at most 1024)",
 	         "starpu_gemm_scalapack"),
 	DOOR_INT(SG_ENV_GEMM_SCALAPACK_OVERLAP, "STARPU_GEMM_SCALAPACK_OVERLAP", 0, 1, SWITCH,
