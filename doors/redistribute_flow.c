@@ -301,20 +301,9 @@ struct sg_redist_flow *sg_redist_flow_start(const struct sg_redist *r,
 	if (ncpus > 0 && threads > ncpus && !sg_env_is_set(SG_ENV_GEMM_SCALAPACK_THREADS))
 		threads = ncpus;
 	f->ids = malloc((size_t)(threads > 0 ? threads : 1) * sizeof(*f->ids));
-	for (int t = 0; f->ids && t < (threads > 0 ? threads : 1); t++) {
-		pthread_attr_t attr;
-		int bound = ncpus > 0 && pthread_attr_init(&attr) == 0;
-		if (bound && pthread_attr_setaffinity_np(&attr, sizeof(spare), &spare) != 0) {
-			pthread_attr_destroy(&attr);
-			bound = 0;
-		}
-		int started = pthread_create(&f->ids[f->nthreads], bound ? &attr : NULL, copier, f) == 0;
-		if (bound)
-			pthread_attr_destroy(&attr);
-		if (!started && bound) /* a binding refused: where the caller's threads are */
-			started = pthread_create(&f->ids[f->nthreads], NULL, copier, f) == 0;
-		f->nthreads += started;
-	}
+	for (int t = 0; f->ids && t < (threads > 0 ? threads : 1); t++)
+		f->nthreads += sg_copier_start(&f->ids[f->nthreads], ncpus > 0 ? &spare : NULL, copier,
+		                               f) == 0;
 	/* Without threads the walk would wait for copies nobody makes: all in now, C back in
 	 * sg_redist_flow_finish. */
 	for (int n = 0; f->nthreads == 0 && n < f->nitems; n++) {

@@ -229,8 +229,9 @@ static void numa_find(void)
 	hwloc_topology_destroy(topology);
 }
 
-/* The CPUs each copier is bound to, groups dealt round-robin: one per NUMA node that holds
- * some of the copiers' CPUs (copier_cpus) where there are several, else one, all of them.
+/* The CPUs each copier is bound to, in groups (group_of deals the copiers over them): one per
+ * NUMA node that holds some of the copiers' CPUs (copier_cpus) where there are several, else
+ * one, all of them.
  * Returns how many groups (0 where the CPUs are unknown: the copiers then run unbound), *groups
  * to free, and in *numa_nodes the NUMA nodes dealt over (0 for one group). */
 static int copier_groups(cpu_set_t **groups, int *numa_nodes)
@@ -567,17 +568,9 @@ int sg_stage_start(struct sg_stager *st, const struct starpu_gemm_plan *pl, char
 	int groups = copier_groups(&near, &st->numa_nodes);
 	st->ids = malloc(sizeof(*st->ids) * (size_t)threads);
 	for (st->nthreads = 0; st->ids && st->nthreads < threads; st->nthreads++) {
-		pthread_attr_t attr;
-		if (pthread_attr_init(&attr) != 0)
-			break;
-		if (groups)
-			pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t),
-			                            &near[group_of(near, groups, st->nthreads, threads)]);
-		int started = pthread_create(&st->ids[st->nthreads], &attr, copier, st) == 0;
-		pthread_attr_destroy(&attr);
-		if (!started && groups) /* a binding refused: where the caller's threads are */
-			started = pthread_create(&st->ids[st->nthreads], NULL, copier, st) == 0;
-		if (!started)
+		const cpu_set_t *cpus = groups ? &near[group_of(near, groups, st->nthreads, threads)]
+		                               : NULL;
+		if (sg_copier_start(&st->ids[st->nthreads], cpus, copier, st) != 0)
 			break;
 	}
 	free(near);

@@ -65,3 +65,17 @@ int sg_copier_cpus(cpu_set_t *set)
 #endif
 	return CPU_COUNT(set);
 }
+
+int sg_copier_start(pthread_t *id, const cpu_set_t *cpus, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	if (cpus && pthread_attr_init(&attr) == 0) {
+		int ret = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus) == 0
+		          ? pthread_create(id, &attr, fn, arg) : -1;
+		pthread_attr_destroy(&attr);
+		if (ret == 0)
+			return 0;
+	}
+	/* Unbound, or a binding refused: where the caller's threads are. */
+	return pthread_create(id, NULL, fn, arg);
+}

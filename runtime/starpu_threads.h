@@ -5,6 +5,7 @@
 #ifndef SG_STARPU_THREADS_H
 #define SG_STARPU_THREADS_H
 
+#include <pthread.h>
 #include <sched.h>
 
 /* Whether StarPU bound one of its threads to PU pu (logical, as StarPU numbers them). */
@@ -19,5 +20,9 @@ int sg_starpu_thread_on(unsigned pu);
  * running: the caller's whole affinity. Returns how many (0, *set empty, when the affinity is
  * unknown). Its callers define _GNU_SOURCE (cpu_set_t). */
 int sg_copier_cpus(cpu_set_t *set);
+
+/* Starts a copying thread running fn(arg) into *id, bound to cpus (NULL: where the caller's
+ * threads are), or unbound where the binding is refused. 0, or pthread_create's error. */
+int sg_copier_start(pthread_t *id, const cpu_set_t *cpus, void *(*fn)(void *), void *arg);
 
 #endif
