@@ -94,6 +94,15 @@ case $action in
       skip=$(sed -n 's/^# SKIP: *//p' "$log" | head -1)
       echo "$1: ${pass:-0} passed, $(( ${fail:-0} + ${xpass:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     }
+    # A failing test's own log, its end, where CI keeps only what this script prints: automake
+    # leaves it in DIR/tests/NAME.log and names the test in DIR/test-suite.log.
+    failures() {
+      local dir=$1 t
+      for t in $(sed -n 's/^\(FAIL\|XPASS\|ERROR\): //p' "$dir/test-suite.log" 2>/dev/null | sort -u); do
+        echo "---- the end of ${t%.sh}.log ----"
+        tail -n 40 "$dir/${t%.sh}.log" 2>/dev/null
+      done
+    }
     status=0
     # tests/simulate.sh runs the driver on simulated nodes (skipped without the simulated
     # build): built here unless SIMULATE=0; the first time, about 10 minutes on 2 cores
@@ -101,7 +110,7 @@ case $action in
     if [ "${SIMULATE:-1}" != 0 ]; then
       (cd "$top" && build_simulated) || echo "warning: the simulated build failed: tests/simulate.sh will be skipped"
     fi
-    make check ${TESTS:+TESTS="$TESTS"} || status=$?
+    make check ${TESTS:+TESTS="$TESTS"} || { status=$?; failures .; }
     lines=$(summary tests)
     # The CPU tests again with AddressSanitizer, LeakSanitizer and UBSan on our code, in a tree
     # of their own (StarPU and Open MPI are not instrumented). SANITIZE=0 skips this.
@@ -112,7 +121,7 @@ case $action in
         ../configure --quiet --enable-sanitizers ${STARPU_GEMM_CONFIGURE_FLAGS:-}
       fi
       make -j"$(nproc)" >/dev/null || make
-      make check ${TESTS:+TESTS="$TESTS"} || status=$?
+      make check ${TESTS:+TESTS="$TESTS"} || { status=$?; failures .; }
       lines="$lines
 $(summary "sanitizer tests ($build-sanitize)")"
     fi
@@ -129,6 +138,7 @@ distcheck: passed ($(sed -n 's/ archives ready for distribution.*//p' distcheck.
       else
         status=1
         tail -n 40 distcheck.log
+        failures "$(ls -d starpu-gemm-*/_build/sub 2>/dev/null | head -1)"
         lines="$lines
 distcheck: FAILED (tests: $dtests; log: $top/$build/distcheck.log)"
       fi
