@@ -203,11 +203,12 @@ static struct starpu_codelet *const accumulate_codelets[] = {
 	[SG_C32] = &accumulate_codelet_c, [SG_C64] = &accumulate_codelet_z };
 
 int sg_insert_accumulate(char prec, starpu_data_handle_t c, starpu_data_handle_t t, int where,
-                         int worker, int prio)
+                         int worker, int prio, void (*done)(void *), void *done_arg)
 {
 	int ret = starpu_task_insert(codelet_of_c(accumulate_codelets, prec), STARPU_RW, c,
 	                             STARPU_R, t, STARPU_PRIORITY, prio, STARPU_EXECUTE_ON_WORKER,
-	                             worker, STARPU_EXECUTE_WHERE, (unsigned long long)where, 0);
+	                             worker, STARPU_EXECUTE_WHERE, (unsigned long long)where,
+	                             STARPU_CALLBACK_WITH_ARG_NFREE, done, done_arg, 0);
 	starpu_data_invalidate_submit(t);
 	return ret < 0 ? ret : 0;
 }

@@ -42,8 +42,10 @@ struct starpu_codelet *sg_add_codelet(char prec);
  * T's copies are dropped once the add has read them (its handle stays registered). The
  * layered schedule's partial tiles added into C where it is (compute/partials.h), and C's
  * loads spread: the scratch tile of a C tile's earlier updates (compute/c_home.h). 0 or the
- * negative error of starpu_task_insert. */
+ * negative error of starpu_task_insert. done(done_arg) is the task's callback (none where
+ * done is NULL): what waits for it waits for the callbacks its end runs first, such as a
+ * starpu_data_wont_use of C granted when it releases C. */
 int sg_insert_accumulate(char prec, starpu_data_handle_t c, starpu_data_handle_t t, int where,
-                         int worker, int prio);
+                         int worker, int prio, void (*done)(void *), void *done_arg);
 
 #endif

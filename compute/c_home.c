@@ -74,8 +74,8 @@ int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int
 }
 
 int sg_c_home_merge(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
-                    int where, int worker, int prio)
+                    int where, int worker, int prio, void (*done)(void *), void *done_arg)
 {
 	return sg_insert_accumulate(prec, c_handle, h->scratch[(size_t)j * h->Mt + i], where, worker,
-	                            prio);
+	                            prio, done, done_arg);
 }

@@ -34,9 +34,9 @@ int sg_c_home_add(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int
  * sg_walk_c_chunk) use the same scratch tiles on the GPUs: the updates of C(i,j) before the
  * chunk that loads it accumulate in T, and once its first update there has loaded C (and
  * applied beta), C += T where C is: on worker (-1: where the scheduler puts it) of kind where
- * (STARPU_CUDA, or -1: any); then T's copies are dropped. Returns 0 or the negative error of
- * starpu_task_insert. */
+ * (STARPU_CUDA, or -1: any), done(done_arg) its callback; then T's copies are dropped. Returns
+ * 0 or the negative error of starpu_task_insert. */
 int sg_c_home_merge(struct sg_c_home *h, starpu_data_handle_t c_handle, int i, int j, char prec,
-                    int where, int worker, int prio);
+                    int where, int worker, int prio, void (*done)(void *), void *done_arg);
 
 #endif

@@ -89,7 +89,8 @@ int sg_partials_send(struct sg_partials *p, int i, int j, int l, int owner, int 
 }
 
 int sg_partials_add(struct sg_partials *p, starpu_data_handle_t c_tile, int i, int j, int l,
-                    int from, int m, int n, size_t elemsize, int where, int worker, int prio)
+                    int from, int m, int n, size_t elemsize, int where, int worker, int prio,
+                    void (*done)(void *), void *done_arg)
 {
 	starpu_data_handle_t h = *partial(p, i, j, l, m, n, elemsize);
 	int ret = starpu_mpi_irecv_detached_prio(h, from, p->tag_base + (int64_t)tile_index(p, i, j),
@@ -99,5 +100,5 @@ int sg_partials_add(struct sg_partials *p, starpu_data_handle_t c_tile, int i, i
 		starpu_data_invalidate_submit(h);
 		return ret;
 	}
-	return sg_insert_accumulate(p->prec, c_tile, h, where, worker, prio);
+	return sg_insert_accumulate(p->prec, c_tile, h, where, worker, prio, done, done_arg);
 }

@@ -30,8 +30,10 @@ starpu_data_handle_t sg_partials_tile(struct sg_partials *p, int i, int j, int l
 int sg_partials_send(struct sg_partials *p, int i, int j, int l, int owner, int prio);
 /* C(i,j) (c_tile, this rank's) += the partial of layer l that rank from sends, m x n elements
  * of elemsize bytes, on workers of kind where (STARPU_CUDA; -1: any) and on worker (-1:
- * where the scheduler puts it). 0 or a negative error. */
+ * where the scheduler puts it), done(done_arg) its callback (sg_insert_accumulate). 0 or a
+ * negative error. */
 int sg_partials_add(struct sg_partials *p, starpu_data_handle_t c_tile, int i, int j, int l,
-                    int from, int m, int n, size_t elemsize, int where, int worker, int prio);
+                    int from, int m, int n, size_t elemsize, int where, int worker, int prio,
+                    void (*done)(void *), void *done_arg);
 
 #endif

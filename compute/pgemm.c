@@ -316,8 +316,10 @@ static void add_partial(struct pgemm *g, int i, int j, int layer, int from, int 
 {
 	size_t size = sg_precision_of_c(g->prec)->elemsize;
 	int gpu, worker = worker_of_tile(g, i, j, &gpu);
+	sg_window_add_side(g->window);
 	int ret = sg_partials_add(g->partials, starpu_gemm_desc_handle(g->C, i, j), i, j, layer,
-	                          from, m, n, size, g->gemm_where, worker, prio);
+	                          from, m, n, size, g->gemm_where, worker, prio,
+	                          sg_window_side_done, g->window);
 	if (ret < 0) {
 		char where[96];
 		snprintf(where, sizeof(where), "the partial of C(%d,%d) from rank %d", i, j, from);
@@ -416,12 +418,15 @@ static void submit_gemm(struct pgemm *g, const struct sg_walk *w, int i, int j, 
 	if (ret >= 0 && home && k == g->pb.Kt - 1)
 		ret = sg_c_home_add(g->home, c_tile, i, j, g->pb.prec, &g->beta, size, prio);
 	/* Spread: C is on the GPU now, beta applied; the earlier chunks' updates join it there.
-	 * The merge is outside the window's count and timeline (a tile loaded in the last chunk
-	 * of one k step ends with it: bring_c_home waits for it); where dmdas picks the GPUs
-	 * (worker -1) T may cross between them. */
+	 * The merge is outside the window's chunks and timeline, a side task the drain waits for
+	 * (a tile loaded in the last chunk of one k step ends with it, and its end grants that
+	 * block's wont_use of C); where dmdas picks the GPUs (worker -1) T may cross between
+	 * them. */
 	int merged = 0;
 	if (ret >= 0 && c_chunk > 0 && first && !early) {
-		ret = sg_c_home_merge(g->home, c_tile, i, j, g->pb.prec, g->gemm_where, worker, prio);
+		sg_window_add_side(g->window);
+		ret = sg_c_home_merge(g->home, c_tile, i, j, g->pb.prec, g->gemm_where, worker, prio,
+		                      sg_window_side_done, g->window);
 		merged = 1;
 	}
 	if (ret >= 0 && g->partials && owner != g->pb.rank && sg_layer_last_k(&g->plan, k)) {

@@ -18,6 +18,7 @@ struct sg_window {
 	struct chunk_ref *slots; /* chunk z uses slot z mod nslots */
 	int64_t current;         /* index of the chunk being submitted */
 	int64_t submitted, done; /* local tasks */
+	int64_t side_submitted, side_done; /* sg_window_add_side's */
 	int64_t expected;
 	double last_progress;
 	double t0, t_first, t_half, t_last; /* starpu_timing_now (simulated time under SimGrid) */
@@ -125,10 +126,26 @@ void sg_window_task_done(void *chunk_ref)
 	starpu_pthread_mutex_unlock(&w->lock);
 }
 
+void sg_window_add_side(struct sg_window *w)
+{
+	starpu_pthread_mutex_lock(&w->lock);
+	w->side_submitted++;
+	starpu_pthread_mutex_unlock(&w->lock);
+}
+
+void sg_window_side_done(void *arg)
+{
+	struct sg_window *w = arg;
+	starpu_pthread_mutex_lock(&w->lock);
+	w->side_done++;
+	starpu_pthread_cond_broadcast(&w->cond);
+	starpu_pthread_mutex_unlock(&w->lock);
+}
+
 void sg_window_drain(struct sg_window *w)
 {
 	starpu_pthread_mutex_lock(&w->lock);
-	while (w->done < w->submitted)
+	while (w->done < w->submitted || w->side_done < w->side_submitted)
 		wait_a_little(w);
 	starpu_pthread_mutex_unlock(&w->lock);
 }

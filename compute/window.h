@@ -25,7 +25,16 @@ void *sg_window_begin_chunk(struct sg_window *w, int64_t index);
 void sg_window_add_task(struct sg_window *w);
 /* The callback of every local task (STARPU_CALLBACK_WITH_ARG_NFREE, its argument). */
 void sg_window_task_done(void *chunk_ref);
-/* Wait for every local task submitted so far. */
+/* A task beside the chunks' (C += a scratch or partial tile) is about to be submitted: not
+ * counted in its chunk nor in the timeline, only waited for by the drain. Its callback is
+ * sg_window_side_done(w). */
+void sg_window_add_side(struct sg_window *w);
+void sg_window_side_done(void *w);
+/* Wait for every local task submitted so far, the side ones too: their callbacks have run,
+ * and with them what their ends ran first (StarPU runs a task's callback after the
+ * dependencies its end releases: a starpu_data_wont_use acquire of C granted then has run its
+ * own callback, which still reads C's handle after releasing it; the caller may unregister C
+ * once the product returns). */
 void sg_window_drain(struct sg_window *w);
 int64_t sg_window_tasks(const struct sg_window *w);
 /* Seconds from the window's creation to the first local task's end, to the end of half of
