@@ -1,8 +1,9 @@
 /* starpu_gemm_check: is C = alpha op(A) op(B) + beta C0, with A, B, C0 regenerated from their
- * seeds? residual = ||C - Cref||_F / (||A||_F ||B||_F (K eps + 2 input_eps)), the usual
- * normwise backward error scaled so that a correct product stays O(1); NaN/Inf anywhere makes
- * it +Inf. eps is the unit roundoff of C and the accumulation; input_eps what the kernel's
- * own rounding of A and B costs (TF32), each product a*b then off by at most 2 input_eps. */
+ * seeds? residual = ||C - Cref||_F / (||A||_F ||B||_F (K eps + 2 input_eps)
+ * + 2 eps_C ||(Cref, beta C0)||_F), the usual normwise backward error scaled so that a correct
+ * product stays O(1); NaN/Inf anywhere makes it +Inf. eps is the unit roundoff of the
+ * accumulation; input_eps what the kernel's own rounding of A and B costs (TF32), each
+ * product a*b then off by at most 2 input_eps; eps_C C's, for the final alpha s + beta c0. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,9 +100,8 @@ void starpu_gemm_check_describe(FILE *out, char prec, int math)
 	char input[32] = "", c_term[64] = "";
 	if (p->input_eps > 0)
 		snprintf(input, sizeof(input), " + 2 2^%d", ilogb(p->input_eps));
-	if (wider)
-		snprintf(c_term, sizeof(c_term), " + 2^%d ||(Cref, beta C0)||_F",
-		         ilogb(2 * sg_precision_of_c(p)->eps));
+	snprintf(c_term, sizeof(c_term), " + 2^%d ||(Cref, beta C0)||_F",
+	         ilogb(2 * sg_precision_of_c(p)->eps));
 	fprintf(out, "check reference: %s, from the inputs as stored%s; passes when ||C - Cref||_F "
 	        "<= %g ((K 2^%d%s) ||A||_F ||B||_F%s) (%s accumulation and C%s)\n", pr->name,
 	        wider ? " (exact there)" : "", STARPU_GEMM_CHECK_BOUND, ilogb(p->eps), input, c_term,
@@ -190,12 +190,14 @@ int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha
 		return 0;
 	}
 
-	/* A reference wider than C (the mixed precisions') also sees the roundings of the final
-	 * alpha s + beta c0 to float, at most about 2 eps (|Cref| + |beta c0|) an entry, which
-	 * K eps ||A|| ||B|| does not cover when beta C0 outweighs the product. */
+	/* The final alpha s + beta c0 is rounded to C's precision, at most about 2 eps_C
+	 * (|Cref| + |beta c0|) an entry, which K eps ||A|| ||B|| does not cover when beta C0
+	 * outweighs the product; a reference wider than C (the mixed precisions', every sampled
+	 * one: double) sees all of it, one as narrow a rounding of its own. A float product with
+	 * K = 1, one sample, |a| small beside |beta c0|: residual 15.8 without this term. */
 	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) *
 	                     ((double)ck.K * ck.p->eps + 2 * ck.p->input_eps) +
-	                     (ck.pr != ck.pc ? 2 * ck.pc->eps * sqrt(ck.ref2) : 0);
+	                     2 * ck.pc->eps * sqrt(ck.ref2);
 	double local = denominator > 0 ? sqrt(ck.diff2) / denominator
 	                               : (ck.diff2 > 0 ? INFINITY : 0);
 	/* A NaN here (a NaN in the reference, or in the norms) must fail, and MPI_MAX may drop

@@ -76,7 +76,7 @@ static int reference_tile(struct sg_check *ck, struct panels *w, int i, int j, i
 	sg_store(pr, beta, 0, sg_load(ck->pc, ck->beta, 0));
 	regenerate(ck, ck->pc, ck->seedC0, row0, col0, rows, cols, w->ref);
 	double complex b = sg_load(pr, beta, 0); /* only the stored part of beta is set */
-	for (int64_t e = 0; ck->pr != ck->pc && e < (int64_t)rows * cols; e++)
+	for (int64_t e = 0; e < (int64_t)rows * cols; e++)
 		ck->ref2 += pow(cabs(b * sg_load(pr, w->ref, e)), 2);
 	for (int64_t k0 = 0; k0 < ck->K; k0 += w->kc) {
 		int kb = (int)min64(w->kc, ck->K - k0);

@@ -576,7 +576,8 @@ int starpu_gemm_gemm_check(char prec, char transA, char transB, int64_t m, int64
  * starpu_gemm_desc_fill_random with seedA, seedB, seedC0. Each rank regenerates the rows of
  * op(A) and columns of op(B) it needs and compares its own C tiles with a CBLAS reference;
  * samples > 0 checks that many random entries per rank (dot products) instead of all.
- * residual = ||C - Cref||_F / (||A||_F ||B||_F K eps) (max over ranks); NaN or Inf in C
+ * residual = ||C - Cref||_F / (||A||_F ||B||_F K eps + 2 eps ||(Cref, beta C0)||_F) (max
+ * over ranks; the second term is C's final rounding, alpha s + beta c0); NaN or Inf in C
  * makes it +Inf and bad_row and bad_col (if non-NULL) name the first such entry (else -1).
  * Returns 0 or a negative errno. */
 int starpu_gemm_check(char transA, char transB, const void *alpha,
@@ -589,9 +590,9 @@ int starpu_gemm_check(char transA, char transB, const void *alpha,
  * the same inputs as stored (bfloat16 and half ones exactly, in double), so what is left is
  * the product's own rounding: the residual's K eps becomes K eps + 2 input_eps, where eps is
  * C's unit roundoff (2^-24 for 'b', 'h' and TF32: float accumulation) and input_eps the
- * kernel's rounding of A and B (2^-10 for TF32, 0 otherwise); and as the reference is in
- * double, C's own rounding to float shows: the denominator gains
- * 2 eps sqrt(||Cref||_F^2 + ||beta C0||_F^2). */
+ * kernel's rounding of A and B (2^-10 for TF32, 0 otherwise); the denominator's
+ * 2 eps sqrt(||Cref||_F^2 + ||beta C0||_F^2), C's own rounding to float, is
+ * starpu_gemm_check's. */
 int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha,
                            const struct starpu_gemm_desc *A, uint64_t seedA,
                            const struct starpu_gemm_desc *B, uint64_t seedB,
