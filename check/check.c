@@ -192,9 +192,10 @@ int starpu_gemm_check_math(int math, char transA, char transB, const void *alpha
 
 	/* The final alpha s + beta c0 is rounded to C's precision, at most about 2 eps_C
 	 * (|Cref| + |beta c0|) an entry, which K eps ||A|| ||B|| does not cover when beta C0
-	 * outweighs the product; a reference wider than C (the mixed precisions', every sampled
-	 * one: double) sees all of it, one as narrow a rounding of its own. A float product with
-	 * K = 1, one sample, |a| small beside |beta c0|: residual 15.8 without this term. */
+	 * outweighs the product. A reference wider than C (the mixed precisions', and every
+	 * sampled one: double) sees all of it; one as narrow as C rounds too, not always alike.
+	 * A float product with K = 1, one sample, |a| small beside |beta c0|: residual 15.8
+	 * without this term. */
 	double denominator = sqrt(global_sums[0]) * sqrt(global_sums[1]) *
 	                     ((double)ck.K * ck.p->eps + 2 * ck.p->input_eps) +
 	                     2 * ck.pc->eps * sqrt(ck.ref2);
