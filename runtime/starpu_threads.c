@@ -6,24 +6,26 @@
 #include "runtime/env.h"
 #include "runtime/starpu_threads.h"
 
-/* The PU (logical, as StarPU numbers them) StarPU bound its thread i to: a worker's for i below
- * the workers' count (StarPU decides which core each kind takes: CUDA workers first, on their
- * GPU's NUMA node where it can), StarPU-MPI's for i equal to it; -1 where that thread floats
- * (workers_float: STARPU_WORKERS_NOBIND; mpi_floats: STARPU_MPI_NOBIND). */
-static int starpu_bound_pu(int i, int workers, int workers_float, int mpi_floats)
+/* The PUs (logical, as StarPU numbers them) StarPU bound its threads to, into pus (room for
+ * STARPU_NMAXWORKERS + 1): its workers' (StarPU decides which core each kind takes: CUDA
+ * workers first, on their GPU's NUMA node where it can) and StarPU-MPI's, less those that
+ * float (STARPU_WORKERS_NOBIND, STARPU_MPI_NOBIND). Returns how many. */
+static int starpu_bound_pus(int *pus)
 {
-	if (i < workers)
-		return workers_float ? -1 : starpu_worker_get_bindid(i);
-	return mpi_floats ? -1 : starpu_mpi_get_thread_cpuid();
+	int n = 0;
+	if (!sg_env_int(SG_ENV_WORKERS_NOBIND))
+		for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++)
+			pus[n++] = starpu_worker_get_bindid((int)w);
+	if (!sg_env_int(SG_ENV_MPI_NOBIND))
+		pus[n++] = starpu_mpi_get_thread_cpuid();
+	return n;
 }
 
 int sg_starpu_thread_on(unsigned pu)
 {
-	int workers = (int)starpu_worker_get_count();
-	int workers_float = sg_env_int(SG_ENV_WORKERS_NOBIND) != 0;
-	int mpi_floats = sg_env_int(SG_ENV_MPI_NOBIND) != 0;
-	for (int i = 0; i <= workers; i++)
-		if (starpu_bound_pu(i, workers, workers_float, mpi_floats) == (int)pu)
+	int pus[STARPU_NMAXWORKERS + 1], n = starpu_bound_pus(pus);
+	for (int i = 0; i < n; i++)
+		if (pus[i] == (int)pu)
 			return 1;
 	return 0;
 }
@@ -49,14 +51,10 @@ int sg_copier_cpus(cpu_set_t *set)
 	*set = mine;
 #ifndef STARPU_SIMGRID
 	if (starpu_is_initialized()) {
-		int workers = (int)starpu_worker_get_count();
-		int workers_float = sg_env_int(SG_ENV_WORKERS_NOBIND) != 0;
-		int mpi_floats = sg_env_int(SG_ENV_MPI_NOBIND) != 0;
-		for (int i = 0; i <= workers; i++) {
-			int pu = starpu_bound_pu(i, workers, workers_float, mpi_floats);
-			if (pu >= 0)
-				clear_pu(set, pu);
-		}
+		int pus[STARPU_NMAXWORKERS + 1], n = starpu_bound_pus(pus);
+		for (int i = 0; i < n; i++)
+			if (pus[i] >= 0)
+				clear_pu(set, pus[i]);
 		/* StarPU's threads on half of the caller's cores or more (4 GPUs on 7 cores): the
 		 * copiers would be too few to feed them, so they share all of the cores as before. */
 		if (2 * CPU_COUNT(set) < CPU_COUNT(&mine))
